@@ -1,0 +1,78 @@
+// One build script, four bundles: extension host, CLI, sandbox worker (all node/cjs) and the report webview (browser).
+// Pyodide's runtime files are copied beside the bundle, never bundled (see docs in src/core/sandbox/README.md).
+import * as esbuild from "esbuild";
+import { copyFileSync, existsSync, mkdirSync, rmSync, chmodSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const require = createRequire(import.meta.url);
+const production = process.argv.includes("--production");
+const watch = process.argv.includes("--watch");
+const root = path.dirname(new URL(import.meta.url).pathname);
+const dist = path.join(root, "dist");
+
+const common = {
+  bundle: true,
+  sourcemap: !production,
+  minify: production,
+  logLevel: "warning",
+  legalComments: "none",
+};
+
+const nodeEntries = [
+  { in: "src/extension/extension.ts", out: "extension" },
+  { in: "src/cli/main.ts", out: "cli" },
+  { in: "src/core/sandbox/worker-entry.ts", out: "sandbox-worker" },
+].filter((e) => existsSync(path.join(root, e.in)));
+
+function copyPyodide() {
+  const pkgDir = path.dirname(require.resolve("pyodide/package.json"));
+  const out = path.join(dist, "pyodide");
+  mkdirSync(out, { recursive: true });
+  // `ws` is deliberately not shipped: without it Python sockets fail ("Host is unreachable").
+  for (const f of ["pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "package.json"]) {
+    copyFileSync(path.join(pkgDir, f), path.join(out, f));
+  }
+}
+
+async function main() {
+  if (!watch) rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  const builds = [
+    esbuild.context({
+      ...common,
+      entryPoints: nodeEntries,
+      outdir: dist,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      external: ["vscode", "pyodide"],
+    }),
+  ];
+  if (existsSync(path.join(root, "src/webview/main.ts"))) {
+    builds.push(
+      esbuild.context({
+        ...common,
+        entryPoints: [{ in: "src/webview/main.ts", out: "main" }],
+        outdir: path.join(dist, "webview"),
+        platform: "browser",
+        format: "iife",
+        target: "es2022",
+      }),
+    );
+  }
+  const contexts = await Promise.all(builds);
+  if (watch) {
+    await Promise.all(contexts.map((c) => c.watch()));
+  } else {
+    await Promise.all(contexts.map((c) => c.rebuild()));
+    await Promise.all(contexts.map((c) => c.dispose()));
+  }
+  copyPyodide();
+  if (existsSync(path.join(dist, "cli.js"))) chmodSync(path.join(dist, "cli.js"), 0o755);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+// Lint: mainly enforces the architecture (no `vscode` below src/core, no console in product code).
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", ".vscode-test/**", "out/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/core/**/*.ts", "src/cli/**/*.ts", "src/shared/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: [{ name: "vscode", message: "src/core, src/cli and src/shared must run under plain node: no vscode imports." }] }],
+    },
+  },
+  {
+    files: ["src/core/**/*.ts", "src/extension/**/*.ts", "src/webview/**/*.ts", "src/shared/**/*.ts"],
+    rules: { "no-console": "error" },
+  },
+);

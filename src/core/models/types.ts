@@ -1,0 +1,62 @@
+/**
+ * The model seam. The engine only talks to `ModelClient`; implementations: the OpenAI-compatible client
+ * (package `openai`), the response cache wrapper, and VS Code's language model API in the extension.
+ * Messages use the OpenAI chat shape because every supported endpoint speaks it.
+ */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The raw JSON text the model produced; may be invalid JSON (the agent loop reports that to the model). */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; content: string };
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface SamplingParams {
+  temperature?: number;
+  topP?: number;
+  seed?: number;
+  maxTokens?: number;
+}
+
+export interface ChatRequest extends SamplingParams {
+  model: string;
+  messages: ChatMessage[];
+  /** Absent (not empty) in the disabled condition: the request then carries no `tools` at all. */
+  tools?: ToolDefinition[];
+}
+
+export interface ChatResponse {
+  content: string | null;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage: { promptTokens: number; completionTokens: number };
+  /** Wall time of the (last, successful) HTTP exchange; 0 for a cache hit. */
+  latencyMs: number;
+  /** True when served from the response cache. */
+  cached?: boolean;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Distinguishes repeated samples of the same request (part of the cache key). */
+  sampleIndex: number;
+}
+
+export interface ModelClient {
+  /** A stable description for run headers, e.g. `openai-compatible:gpt-4o-mini@http://…/v1`. Never contains a key. */
+  readonly id: string;
+  complete(request: ChatRequest, options: CallOptions): Promise<ChatResponse>;
+}

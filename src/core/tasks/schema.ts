@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+/**
+ * Our own task format, one JSON object per line. Importers turn EvalPlus MBPP+/HumanEval+, GSM8K and
+ * MATH-500 into the same shape.
+ */
+
+/** How a python-function task's outputs are compared with the canonical solution's. */
+export const OracleSchema = z.enum([
+  "default", // exact ==, with the float rule (atol, or 1e-6 when outputs are floats)
+  "set", // set(out) == set(exp)
+  "not-none", // (out is not None) == (exp is not None)
+  "find_zero", // HumanEval/32: |poly(xs, out)| <= atol
+  "approx", // math.isclose-style with atol
+]);
+export type Oracle = z.infer<typeof OracleSchema>;
+
+export const PythonTestsSchema = z.object({
+  /** Argument lists (JSON). Each element is the positional arguments of one call. */
+  base: z.array(z.array(z.unknown())),
+  plus: z.array(z.array(z.unknown())).default([]),
+  atol: z.number().nonnegative().default(0),
+  oracle: OracleSchema.default("default"),
+  /**
+   * Optional Python source of `def deserialize(args): ...` returning the converted argument list
+   * (JSON has no tuples/sets/complex; EvalPlus converts inputs for 52 MBPP+ tasks).
+   */
+  deserialize: z.string().optional(),
+  /** Optional expected outputs as Python literals, when known (e.g. OriginFmt files). Else computed from the canonical solution. */
+  expected: z.array(z.string()).optional(),
+});
+export type PythonTests = z.infer<typeof PythonTestsSchema>;
+
+export const PythonFunctionTaskSchema = z.object({
+  id: z.string().min(1),
+  kind: z.literal("python-function"),
+  /** The task text given to the model verbatim. */
+  prompt: z.string().min(1),
+  entryPoint: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a Python identifier"),
+  /** A complete program defining the entry point (prompt code included where the benchmark needs it). */
+  canonicalSolution: z.string().min(1),
+  tests: PythonTestsSchema,
+  tags: z.array(z.string()).optional(),
+});
+export type PythonFunctionTask = z.infer<typeof PythonFunctionTaskSchema>;
+
+export const MathAnswerTaskSchema = z.object({
+  id: z.string().min(1),
+  kind: z.literal("math-answer"),
+  prompt: z.string().min(1),
+  /** The reference final answer (plain number, fraction or LaTeX). */
+  answer: z.string().min(1),
+  tags: z.array(z.string()).optional(),
+});
+export type MathAnswerTask = z.infer<typeof MathAnswerTaskSchema>;
+
+export const TaskSchema = z.discriminatedUnion("kind", [PythonFunctionTaskSchema, MathAnswerTaskSchema]);
+export type Task = z.infer<typeof TaskSchema>;
+
+/** A located problem in a task file. The rest of the file still loads. */
+export interface TaskLoadIssue {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface TaskSet {
+  /** Short name shown in reports, e.g. `mbppplus`, `gsm8k`, or the file's base name. */
+  name: string;
+  /** Which importer read it. */
+  format: "native" | "evalplus-mbpp" | "evalplus-humaneval" | "evalplus-mbpp-originfmt" | "evalplus-humaneval-originfmt" | "gsm8k" | "math500";
+  file: string;
+  /** sha256 of the file bytes as read (compressed bytes for .gz). */
+  hash: string;
+  tasks: Task[];
+  issues: TaskLoadIssue[];
+}
+
+/**
+ * An importer recognises one public layout from its first record and converts one record at a time.
+ * `convert` throws an Error whose message is the reason; the loader adds `file:line:`.
+ */
+export interface TaskImporter {
+  format: TaskSet["format"];
+  /** Default set name when the file is recognised. */
+  setName: string;
+  detect(firstRecord: Record<string, unknown>): boolean;
+  convert(record: Record<string, unknown>, index: number): Task;
+}
