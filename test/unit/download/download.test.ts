@@ -7,7 +7,6 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { CancelledError } from "../../../src/core/errors.js";
 import type { Logger } from "../../../src/core/logger.js";
@@ -20,8 +19,8 @@ import {
   type TaskSetName,
 } from "../../../src/core/tasks/download.js";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const dataDir = path.resolve(repoRoot, "../shared/data");
+// Tests run from the repo root (npm test, or node --test by hand there); the data sits beside the repo.
+const dataDir = path.resolve(process.cwd(), "../shared/data");
 
 /** The mirror layout is `<name>/<fileName>`; the shared copies use the same names. */
 function sharedCopy(name: TaskSetName): Buffer {
