@@ -1,0 +1,188 @@
+/**
+ * The OpenAI-compatible ModelClient (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter) over the
+ * `openai` package. Retries live here and only here: the SDK is built with maxRetries 0, and each attempt
+ * has our own deadline covering the whole exchange (the SDK's timeout stops at the response headers, so a
+ * stream that stalls after them would otherwise hang forever).
+ */
+import OpenAI from "openai";
+import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
+import { silentLogger, type Logger } from "../logger.js";
+import { classifyFailure, retryDelayMs, type Failure } from "./retry.js";
+import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
+import { fromWireCompletion, StreamAccumulator, toWireBody } from "./wire.js";
+
+export interface OpenAIClientOptions {
+  baseURL?: string;
+  apiKey?: string;
+  model: string;
+  /** Deadline of one attempt, headers to last byte (default 120 s). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 6). */
+  maxRetries?: number;
+  stream?: boolean;
+  logger?: Logger;
+  /** First backoff step (default 500 ms); doubles per retry up to maxBackoffMs, with jitter. */
+  retryBaseMs?: number;
+  maxBackoffMs?: number;
+  /** A server's Retry-After is honoured up to this (default 60 s). */
+  maxRetryAfterMs?: number;
+  /** Environment to read OPENAI_API_KEY / OPENAI_BASE_URL from (default process.env); for tests. */
+  env?: Record<string, string | undefined>;
+}
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+/** Sent to local servers that ignore authentication; the SDK refuses to build without some key. */
+export const LOCAL_DUMMY_KEY = "sk-no-key-required";
+
+/** Loopback and private-network hosts: where Ollama, vLLM, LM Studio and llama.cpp usually run. */
+export function isLocalEndpoint(baseURL: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseURL).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  } catch {
+    return false;
+  }
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host === "host.docker.internal") return true;
+  if (host === "::1" || host === "0.0.0.0") return true;
+  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (!m) return false;
+  const a = Number(m[1]);
+  const b = Number(m[2]);
+  return a === 127 || a === 10 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31);
+}
+
+/** The endpoint as shown in ids and logs: no credentials, no query string (keys hide in both). */
+export function describeEndpoint(baseURL: string): string {
+  try {
+    const u = new URL(baseURL);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return "invalid-url";
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new CancelledError());
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(new CancelledError());
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export interface OpenAIChatResponse extends ChatResponse {
+  /** How many HTTP attempts this answer took (1 = no retry). */
+  attempts: number;
+}
+
+export function createOpenAIClient(options: OpenAIClientOptions): ModelClient & { complete(request: ChatRequest, o: CallOptions): Promise<OpenAIChatResponse> } {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? silentLogger;
+  const baseURL = options.baseURL || env.OPENAI_BASE_URL || DEFAULT_BASE_URL;
+  const given = options.apiKey || env.OPENAI_API_KEY;
+  if (!given && !isLocalEndpoint(baseURL)) {
+    throw new ModelConfigError(`No API key for ${describeEndpoint(baseURL)}.`, {
+      hint: "Set OPENAI_API_KEY (or use the Set API Key command); local servers on localhost need none.",
+      action: "setApiKey",
+    });
+  }
+  const apiKey = given || LOCAL_DUMMY_KEY;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const maxRetries = Math.max(0, options.maxRetries ?? 6);
+  const stream = options.stream ?? false;
+  const backoff = {
+    baseMs: options.retryBaseMs ?? 500,
+    maxMs: options.maxBackoffMs ?? 20_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+  };
+  const endpoint = describeEndpoint(baseURL);
+  const id = `openai-compatible:${options.model}@${endpoint}`;
+  // Whatever a server echoes back, the key never leaves this module in a message.
+  const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text);
+
+  const sdk = new OpenAI({
+    apiKey,
+    baseURL,
+    maxRetries: 0,
+    timeout: timeoutMs,
+    // The SDK logs to console at OPENAI_LOG levels; the core speaks only through our Logger.
+    logLevel: "off",
+  });
+
+  async function attempt(request: ChatRequest, signal: AbortSignal): Promise<Omit<ChatResponse, "latencyMs">> {
+    const body = toWireBody(request);
+    if (!stream) {
+      const raw: unknown = await sdk.chat.completions.create({ ...body, stream: false }, { signal });
+      return fromWireCompletion(raw);
+    }
+    const chunks = await sdk.chat.completions.create(
+      { ...body, stream: true, stream_options: { include_usage: true } },
+      { signal },
+    );
+    const acc = new StreamAccumulator();
+    for await (const chunk of chunks) acc.add(chunk);
+    return acc.finish();
+  }
+
+  async function complete(request: ChatRequest, callOptions: CallOptions): Promise<OpenAIChatResponse> {
+    const userSignal = callOptions.signal;
+    let last: Failure | undefined;
+    let lastError: unknown;
+    for (let n = 1; n <= maxRetries + 1; n++) {
+      if (userSignal?.aborted) throw new CancelledError();
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      const onUserAbort = (): void => controller.abort();
+      userSignal?.addEventListener("abort", onUserAbort, { once: true });
+      const started = performance.now();
+      try {
+        const result = await attempt(request, controller.signal);
+        const latencyMs = Math.round(performance.now() - started);
+        if (n > 1) logger.debug(`model request succeeded on attempt ${n} (${id})`);
+        return { ...result, latencyMs, attempts: n };
+      } catch (error) {
+        if (userSignal?.aborted) throw new CancelledError();
+        last = classifyFailure(error, timedOut);
+        lastError = error;
+        if (!last.retryable) {
+          const serverSays = error instanceof Error && error.message ? `: ${redact(error.message)}` : "";
+          throw new ModelRequestError(`Model request to ${endpoint} failed (${last.summary})${serverSays}`, last.status, {
+            ...(last.hint === undefined ? {} : { hint: last.hint }),
+            ...(last.action === undefined ? {} : { action: last.action }),
+            cause: error,
+          });
+        }
+        if (n > maxRetries) break;
+        const delay = retryDelayMs(n, last, backoff);
+        logger.debug(`model request attempt ${n}/${maxRetries + 1} failed (${last.summary}); retrying in ${delay} ms`);
+        await sleep(delay, userSignal);
+      } finally {
+        clearTimeout(timer);
+        userSignal?.removeEventListener("abort", onUserAbort);
+      }
+    }
+    const attempts = maxRetries + 1;
+    logger.warn(`model request to ${endpoint} failed after ${attempts} attempts (${last?.summary ?? "unknown"})`);
+    throw new ModelRequestError(`Model request to ${endpoint} failed after ${attempts} attempts (${last?.summary ?? "unknown"}).`, last?.status, {
+      hint: "The endpoint kept failing: check it is running and reachable, or lower the concurrency.",
+      action: "showLog",
+      cause: lastError,
+    });
+  }
+
+  return { id, complete };
+}

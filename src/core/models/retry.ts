@@ -1,0 +1,116 @@
+/**
+ * Failure classification and backoff for the one retry layer of the model client (the SDK's own retries are
+ * off). Classification uses the SDK's error classes and the HTTP status, never message text.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type { ErrorAction } from "../errors.js";
+import { MalformedResponseError, TruncatedStreamError } from "./wire.js";
+
+export type FailureKind =
+  | "http"
+  | "timeout"
+  | "connection"
+  | "truncated-stream"
+  | "malformed-response"
+  | "stream-error"
+  | "transport";
+
+export interface Failure {
+  kind: FailureKind;
+  retryable: boolean;
+  status?: number;
+  /** Server-requested delay (Retry-After / retry-after-ms), uncapped. */
+  retryAfterMs?: number;
+  /** Short description for logs and the final error; never contains the request or the key. */
+  summary: string;
+  hint?: string;
+  action?: ErrorAction;
+}
+
+const RETRYABLE_STATUS = new Set([408, 409, 429]);
+
+/** Retry-After as milliseconds: `retry-after-ms` first (OpenAI's extension), then seconds or an HTTP date. */
+export function parseRetryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "") {
+    const v = Number(ms);
+    if (Number.isFinite(v) && v >= 0) return v;
+  }
+  const ra = headers.get("retry-after");
+  if (ra === null || ra.trim() === "") return undefined;
+  const seconds = Number(ra);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(ra);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function hintFor(status: number): { hint: string; action?: ErrorAction } {
+  switch (status) {
+    case 401:
+      return { hint: "The endpoint rejected the API key: set a valid key (OPENAI_API_KEY or the Set API Key command).", action: "setApiKey" };
+    case 403:
+      return { hint: "The key is not allowed to use this model or endpoint: check the key's project and permissions.", action: "setApiKey" };
+    case 404:
+      return { hint: "Check the model name and the base URL (it usually ends with /v1).", action: "openSettings" };
+    case 400:
+    case 422:
+      return { hint: "The endpoint refused the request: check the model supports tool calls and the sampling parameters.", action: "showLog" };
+    default:
+      return { hint: "See the log for the endpoint's answer.", action: "showLog" };
+  }
+}
+
+/**
+ * @param attemptTimedOut true when our own per-attempt timer aborted the exchange (the SDK reports that
+ *   as a user abort because it only sees its signal fire).
+ */
+export function classifyFailure(error: unknown, attemptTimedOut: boolean): Failure {
+  if (error instanceof APIConnectionTimeoutError || (attemptTimedOut && error instanceof APIUserAbortError)) {
+    return { kind: "timeout", retryable: true, summary: "request timed out" };
+  }
+  if (attemptTimedOut) {
+    // Our timer aborted while the body or stream was being read; undici surfaces that as an AbortError.
+    return { kind: "timeout", retryable: true, summary: "response timed out" };
+  }
+  if (error instanceof APIConnectionError) {
+    return { kind: "connection", retryable: true, summary: "connection failed" };
+  }
+  if (error instanceof APIError) {
+    const status = error.status;
+    if (status === undefined) {
+      // An error event inside an SSE stream: the server gave up mid-answer.
+      return { kind: "stream-error", retryable: true, summary: "the stream reported an error" };
+    }
+    const retryAfterMs = parseRetryAfter(error.headers);
+    const shouldRetry = error.headers?.get("x-should-retry");
+    const retryable = shouldRetry === "true" ? true : shouldRetry === "false" ? false : RETRYABLE_STATUS.has(status) || status >= 500;
+    const base: Failure = { kind: "http", retryable, status, summary: `HTTP ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    return retryable ? base : { ...base, ...hintFor(status) };
+  }
+  if (error instanceof TruncatedStreamError) return { kind: "truncated-stream", retryable: true, summary: "stream ended early" };
+  if (error instanceof MalformedResponseError || error instanceof SyntaxError) {
+    return { kind: "malformed-response", retryable: true, summary: "response body is not a valid completion" };
+  }
+  // Errors raised while reading a body after the SDK returned (undici "terminated", socket resets mid-body).
+  return { kind: "transport", retryable: true, summary: `response could not be read (${error instanceof Error ? error.name : typeof error})` };
+}
+
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+  /** Cap on a server-requested Retry-After. */
+  maxRetryAfterMs: number;
+  random?: () => number;
+}
+
+/**
+ * Delay before retry number `retry` (1-based). A server-requested delay is honoured exactly (capped);
+ * otherwise exponential backoff with "equal jitter", so concurrent callers do not retry in lockstep.
+ */
+export function retryDelayMs(retry: number, failure: Failure, o: BackoffOptions): number {
+  if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, o.maxRetryAfterMs);
+  const exp = Math.min(o.maxMs, o.baseMs * 2 ** (retry - 1));
+  const r = (o.random ?? Math.random)();
+  return Math.round(exp / 2 + (exp / 2) * r);
+}

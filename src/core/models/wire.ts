@@ -1,0 +1,184 @@
+/**
+ * Mapping between our ChatMessage/ToolDefinition shapes and the OpenAI chat completions wire format, and
+ * validation of what comes back. Responses are validated with zod because local servers (and the fault
+ * injector) send bodies the SDK passes through unchecked; a body that does not fit is a retryable fault.
+ */
+import type OpenAI from "openai";
+import { z } from "zod";
+import type { ChatRequest, ChatResponse, ToolCall } from "./types.js";
+
+/** Thrown when a 200 response is not a usable completion; retried like a transport failure. */
+export class MalformedResponseError extends Error {
+  override name = "MalformedResponseError";
+}
+
+/** Thrown when a stream ends without a finish_reason (cut before [DONE]); retried. */
+export class TruncatedStreamError extends Error {
+  override name = "TruncatedStreamError";
+}
+
+export interface WireChatBody {
+  model: string;
+  messages: OpenAI.ChatCompletionMessageParam[];
+  tools?: OpenAI.ChatCompletionFunctionTool[];
+  temperature?: number;
+  top_p?: number;
+  seed?: number;
+  max_tokens?: number;
+}
+
+/** The request body we send; sampling parameters appear only when set, `tools` only when given. */
+export function toWireBody(request: ChatRequest): WireChatBody {
+  const body: WireChatBody = {
+    model: request.model,
+    messages: request.messages.map((m): OpenAI.ChatCompletionMessageParam => {
+      switch (m.role) {
+        case "system":
+        case "user":
+          return { role: m.role, content: m.content };
+        case "assistant":
+          return {
+            role: "assistant",
+            content: m.content,
+            ...(m.toolCalls?.length
+              ? { tool_calls: m.toolCalls.map((tc) => ({ id: tc.id, type: "function" as const, function: { name: tc.name, arguments: tc.arguments } })) }
+              : {}),
+          };
+        case "tool":
+          return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+      }
+    }),
+  };
+  if (request.tools !== undefined) {
+    body.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.seed !== undefined) body.seed = request.seed;
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  return body;
+}
+
+const WireUsageSchema = z
+  .object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() })
+  .nullish();
+
+const WireToolCallSchema = z.object({
+  id: z.string().nullish(),
+  type: z.string().nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+});
+
+export const WireCompletionSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        message: z.object({
+          content: z.string().nullish(),
+          tool_calls: z.array(WireToolCallSchema).nullish(),
+        }),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .min(1),
+  usage: WireUsageSchema,
+});
+
+export const WireChunkSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        delta: z
+          .object({
+            content: z.string().nullish(),
+            tool_calls: z
+              .array(
+                z.object({
+                  index: z.number().int().nonnegative().nullish(),
+                  id: z.string().nullish(),
+                  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                }),
+              )
+              .nullish(),
+          })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  usage: WireUsageSchema,
+});
+
+type Usage = ChatResponse["usage"];
+
+function usageOf(u: z.infer<typeof WireUsageSchema>): Usage {
+  return { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0 };
+}
+
+/** Servers that omit tool call ids get a deterministic one, so follow-up requests stay cache-stable. */
+function fallbackId(index: number): string {
+  return `call_${index}`;
+}
+
+export function fromWireCompletion(raw: unknown): Omit<ChatResponse, "latencyMs"> {
+  const parsed = WireCompletionSchema.safeParse(raw);
+  if (!parsed.success) throw new MalformedResponseError(`response is not a chat completion: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  const choice = parsed.data.choices[0]!;
+  const toolCalls: ToolCall[] = (choice.message.tool_calls ?? [])
+    .filter((tc) => (tc.type ?? "function") === "function" && tc.function?.name)
+    .map((tc, i) => ({ id: tc.id || fallbackId(i), name: tc.function?.name ?? "", arguments: tc.function?.arguments ?? "" }));
+  return {
+    content: choice.message.content ?? null,
+    toolCalls,
+    finishReason: choice.finish_reason ?? null,
+    usage: usageOf(parsed.data.usage),
+  };
+}
+
+/** Accumulates streamed deltas (content pieces, tool-call fragments by index) into one response. */
+export class StreamAccumulator {
+  private content = "";
+  private sawContent = false;
+  private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+  private finishReason: string | null = null;
+  private usage: Usage = { promptTokens: 0, completionTokens: 0 };
+
+  add(raw: unknown): void {
+    const parsed = WireChunkSchema.safeParse(raw);
+    if (!parsed.success) throw new MalformedResponseError(`stream chunk is not a chat completion chunk: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    const chunk = parsed.data;
+    if (chunk.usage) this.usage = usageOf(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = choice.delta;
+    if (typeof delta?.content === "string") {
+      this.content += delta.content;
+      if (delta.content.length) this.sawContent = true;
+    }
+    for (const tc of delta?.tool_calls ?? []) {
+      const index = tc.index ?? this.calls.size;
+      const slot = this.calls.get(index) ?? { id: "", name: "", arguments: "" };
+      if (tc.id) slot.id = tc.id;
+      const name = tc.function?.name;
+      // OpenAI sends the name once; some servers repeat it whole in every delta, others split it.
+      if (name && slot.name !== name) slot.name += name;
+      if (tc.function?.arguments) slot.arguments += tc.function.arguments;
+      this.calls.set(index, slot);
+    }
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+  }
+
+  finish(): Omit<ChatResponse, "latencyMs"> {
+    if (this.finishReason === null) throw new TruncatedStreamError("stream ended without a finish_reason");
+    const toolCalls = [...this.calls.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .filter(([, c]) => c.name)
+      .map(([index, c]) => ({ id: c.id || fallbackId(index), name: c.name, arguments: c.arguments }));
+    return {
+      content: this.sawContent || toolCalls.length === 0 ? this.content : null,
+      toolCalls,
+      finishReason: this.finishReason,
+      usage: this.usage,
+    };
+  }
+}

@@ -1,0 +1,387 @@
+/**
+ * A scripted OpenAI-compatible chat completions server for tests and benchmarks (test code only).
+ * The real `openai` client talks to it over loopback HTTP; answers come from a script function, and
+ * transport faults can be injected deterministically (seeded) to prove the client's retry layer.
+ *
+ * Accounting: `calls` counts script invocations (the "model calls" a run really cost). A transport fault
+ * never reaches the script, so a retried request is answered by the script exactly once.
+ */
+import { createHash } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface WireToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface WireMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | null;
+  tool_calls?: WireToolCall[];
+  tool_call_id?: string;
+}
+
+export interface WireTool {
+  type: "function";
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** The request body as the client sent it (only the fields tests reason about are typed). */
+export interface ChatCompletionRequestBody {
+  model: string;
+  messages: WireMessage[];
+  tools?: WireTool[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  temperature?: number;
+  top_p?: number;
+  seed?: number;
+  max_tokens?: number;
+  [key: string]: unknown;
+}
+
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export type ScriptedReply =
+  | { content?: string; toolCalls?: Array<{ name: string; arguments: string }>; usage?: ScriptedUsage }
+  | { error: { status: number; message?: string; retryAfter?: number } };
+
+export type FaultKind =
+  | "429"
+  | "500"
+  | "503"
+  | "reset"
+  | "stall"
+  | "truncated-stream"
+  | "malformed-json"
+  | "bad-tool-args";
+
+/** Every fault the client must survive without changing the outcome; "bad-tool-args" is opt-in. */
+export const TRANSPORT_FAULTS: FaultKind[] = ["429", "500", "503", "reset", "stall", "truncated-stream", "malformed-json"];
+
+export type ScriptFn = (req: ChatCompletionRequestBody, ctx: { callIndex: number }) => ScriptedReply | Promise<ScriptedReply>;
+
+export interface ScriptedServerOptions {
+  script: ScriptFn;
+  /** Delay before each completion response (ms). */
+  latencyMs?: number;
+  faults?: {
+    /** Probability in [0, 1] that a completion request gets a fault. */
+    rate: number;
+    seed?: number;
+    /** Default: TRANSPORT_FAULTS (never "bad-tool-args" unless asked for). */
+    kinds?: FaultKind[];
+    /** Retry-After seconds sent with a "429" fault; default: 0 or 1, chosen by the seeded generator. */
+    retryAfterSeconds?: number;
+  };
+  /** When set, requests without `Authorization: Bearer <requireKey>` get a 401. */
+  requireKey?: string;
+  /** Ids listed by GET /v1/models. */
+  models?: string[];
+}
+
+export interface ScriptedServer {
+  /** Base URL ending with /v1, for `baseURL`. */
+  readonly url: string;
+  /** Completions answered by the script (including scripted error replies). */
+  readonly calls: number;
+  /** The bodies of those requests, in arrival order. */
+  readonly requests: ChatCompletionRequestBody[];
+  /** Injected faults by kind. */
+  readonly faultsInjected: Record<string, number>;
+  /** Clears counters and re-seeds the fault generator. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** mulberry32: tiny, seedable, good enough to make fault sequences reproducible. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function errorBody(status: number, message: string): unknown {
+  const type = status === 401 ? "invalid_request_error" : status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error";
+  return { error: { message, type, code: status === 401 ? "invalid_api_key" : null, param: null } };
+}
+
+/** Tool call ids derived from the request, so identical requests get identical replies (cache-friendly). */
+function toolCallId(body: ChatCompletionRequestBody, i: number): string {
+  const h = createHash("sha256").update(JSON.stringify(body.messages)).update(`#${i}`).digest("hex");
+  return `call_${h.slice(0, 16)}`;
+}
+
+function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+interface Completion {
+  content: string | null;
+  toolCalls: WireToolCall[];
+  finishReason: "stop" | "tool_calls";
+  usage: ScriptedUsage;
+}
+
+function buildCompletion(body: ChatCompletionRequestBody, reply: Exclude<ScriptedReply, { error: unknown }>): Completion {
+  const toolCalls: WireToolCall[] = (reply.toolCalls ?? []).map((tc, i) => ({
+    id: toolCallId(body, i),
+    type: "function",
+    function: { name: tc.name, arguments: tc.arguments },
+  }));
+  const content = reply.content ?? (toolCalls.length ? null : "");
+  const promptText = body.messages.map((m) => m.content ?? "").join("\n");
+  const usage = reply.usage ?? {
+    prompt_tokens: estimateTokens(promptText),
+    completion_tokens: estimateTokens((content ?? "") + toolCalls.map((t) => t.function.arguments).join("")),
+  };
+  return { content, toolCalls, finishReason: toolCalls.length ? "tool_calls" : "stop", usage };
+}
+
+function completionJson(id: string, model: string, c: Completion): unknown {
+  return {
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: c.content, ...(c.toolCalls.length ? { tool_calls: c.toolCalls } : {}) },
+        finish_reason: c.finishReason,
+        logprobs: null,
+      },
+    ],
+    usage: { ...c.usage, total_tokens: c.usage.prompt_tokens + c.usage.completion_tokens },
+  };
+}
+
+/** The SSE events of a streamed completion, split the way real servers split them (content in pieces). */
+function streamEvents(id: string, model: string, c: Completion, includeUsage: boolean): string[] {
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: unknown, finish: string | null, extra: Record<string, unknown> = {}): string =>
+    JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra });
+  const events: string[] = [chunk({ role: "assistant", content: "" }, null)];
+  const text = c.content ?? "";
+  const piece = Math.max(1, Math.ceil(text.length / 3));
+  for (let i = 0; i < text.length; i += piece) events.push(chunk({ content: text.slice(i, i + piece) }, null));
+  c.toolCalls.forEach((tc, index) => {
+    events.push(chunk({ tool_calls: [{ index, id: tc.id, type: "function", function: { name: tc.function.name, arguments: "" } }] }, null));
+    const args = tc.function.arguments;
+    const half = Math.ceil(args.length / 2);
+    for (const part of [args.slice(0, half), args.slice(half)]) {
+      if (part) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }, null));
+    }
+  });
+  events.push(chunk({}, c.finishReason));
+  if (includeUsage) {
+    const usage = { ...c.usage, total_tokens: c.usage.prompt_tokens + c.usage.completion_tokens };
+    events.push(JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage }));
+  }
+  return events;
+}
+
+export async function startScriptedServer(options: ScriptedServerOptions): Promise<ScriptedServer> {
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const faultRate = options.faults?.rate ?? 0;
+  const faultKinds = options.faults?.kinds ?? TRANSPORT_FAULTS;
+  const seed = options.faults?.seed ?? 1;
+  let random = seededRandom(seed);
+  let calls = 0;
+  let completionSeq = 0;
+  let requests: ChatCompletionRequestBody[] = [];
+  let faultsInjected: Record<string, number> = {};
+  let closing = false;
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (ms <= 0) return resolve();
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
+      timers.add(t);
+    });
+
+  const countFault = (kind: FaultKind): void => {
+    faultsInjected[kind] = (faultsInjected[kind] ?? 0) + 1;
+  };
+
+  /** Draws the fault for one request up front, so the sequence depends only on the seed and arrival order. */
+  const drawFault = (): { kind: FaultKind; retryAfter: number } | undefined => {
+    if (faultRate <= 0 || faultKinds.length === 0) return undefined;
+    const hit = random() < faultRate;
+    const kind = faultKinds[Math.floor(random() * faultKinds.length)] ?? faultKinds[0]!;
+    const retryAfter = options.faults?.retryAfterSeconds ?? (random() < 0.5 ? 0 : 1);
+    return hit ? { kind, retryAfter } : undefined;
+  };
+
+  async function handleCompletion(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    let body: ChatCompletionRequestBody;
+    try {
+      body = JSON.parse(raw) as ChatCompletionRequestBody;
+      if (!Array.isArray(body.messages)) throw new Error("messages must be an array");
+    } catch (e) {
+      sendJson(res, 400, errorBody(400, `invalid request body: ${(e as Error).message}`));
+      return;
+    }
+    const fault = drawFault();
+    await sleep(options.latencyMs ?? 0);
+    if (closing) return;
+    const streaming = body.stream === true;
+    const id = `chatcmpl-${++completionSeq}`;
+
+    if (fault && fault.kind !== "bad-tool-args") {
+      countFault(fault.kind);
+      switch (fault.kind) {
+        case "429":
+          sendJson(res, 429, errorBody(429, "Rate limit reached (injected)"), { "retry-after": String(fault.retryAfter) });
+          return;
+        case "500":
+        case "503":
+          sendJson(res, Number(fault.kind), errorBody(Number(fault.kind), "Server error (injected)"));
+          return;
+        case "reset":
+          req.socket.destroy();
+          return;
+        case "stall":
+          // Never answer: the client's timeout must fire. close() destroys the socket.
+          return;
+        case "malformed-json": {
+          const text = '{"id": "' + id + '", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assist';
+          res.writeHead(200, { "content-type": streaming ? "text/event-stream" : "application/json" });
+          res.end(streaming ? `data: ${text}\n\n` : text);
+          return;
+        }
+        case "truncated-stream": {
+          // The script is not consulted (stateful scripts must see each served call once); a stand-in answer is cut.
+          const c = buildCompletion(body, { content: "This answer is cut off before it ends.", toolCalls: [{ name: "cut", arguments: '{"cut": true}' }] });
+          if (streaming) {
+            const events = streamEvents(id, body.model, c, true);
+            res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+            // Cut before the finish_reason chunk: a clean end of the HTTP body but no [DONE].
+            for (const e of events.slice(0, Math.max(1, events.length - 2))) res.write(`data: ${e}\n\n`);
+            res.end();
+          } else {
+            const text = JSON.stringify(completionJson(id, body.model, c));
+            res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+            res.write(text.slice(0, Math.floor(text.length / 2)));
+            // The declared length is never reached: the client sees the connection end mid-body.
+            setImmediate(() => req.socket.destroy());
+          }
+          return;
+        }
+      }
+    }
+
+    const callIndex = calls++;
+    requests.push(body);
+    const reply = await options.script(body, { callIndex });
+    if (closing) return;
+    if ("error" in reply) {
+      const headers: Record<string, string> = reply.error.retryAfter === undefined ? {} : { "retry-after": String(reply.error.retryAfter) };
+      sendJson(res, reply.error.status, errorBody(reply.error.status, reply.error.message ?? `scripted error ${reply.error.status}`), headers);
+      return;
+    }
+    const c = buildCompletion(body, reply);
+    if (fault?.kind === "bad-tool-args" && c.toolCalls.length) {
+      countFault("bad-tool-args");
+      // Any proper prefix of a JSON object is invalid JSON.
+      c.toolCalls = c.toolCalls.map((tc) => ({ ...tc, function: { ...tc.function, arguments: tc.function.arguments.slice(0, Math.floor(tc.function.arguments.length / 2)) || "{" } }));
+    }
+    if (!streaming) {
+      sendJson(res, 200, completionJson(id, body.model, c));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    for (const e of streamEvents(id, body.model, c, body.stream_options?.include_usage === true)) res.write(`data: ${e}\n\n`);
+    res.end("data: [DONE]\n\n");
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (options.requireKey !== undefined && req.headers.authorization !== `Bearer ${options.requireKey}`) {
+      req.resume();
+      sendJson(res, 401, errorBody(401, "Incorrect API key provided."));
+      return;
+    }
+    if (req.method === "GET" && url.pathname === "/v1/models") {
+      const ids = options.models ?? ["scripted-model"];
+      sendJson(res, 200, { object: "list", data: ids.map((m) => ({ id: m, object: "model", created: 0, owned_by: "scripted" })) });
+      return;
+    }
+    if (req.method === "POST" && url.pathname === "/v1/chat/completions") {
+      handleCompletion(req, res).catch((e: unknown) => {
+        if (!res.headersSent && !closing) sendJson(res, 500, errorBody(500, `script failed: ${(e as Error).message}`));
+        else res.destroy();
+      });
+      return;
+    }
+    req.resume();
+    sendJson(res, 404, errorBody(404, `no route ${req.method} ${url.pathname}`));
+  });
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    get calls() {
+      return calls;
+    },
+    get requests() {
+      return requests;
+    },
+    get faultsInjected() {
+      return faultsInjected;
+    },
+    reset() {
+      calls = 0;
+      requests = [];
+      faultsInjected = {};
+      random = seededRandom(seed);
+    },
+    async close() {
+      closing = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sockets) s.destroy();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// The real `openai` client against the scripted server over loopback HTTP: wire mapping both ways,
+// streaming and non-streaming, sampling parameters, usage, latency.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createOpenAIClient, describeEndpoint, isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../../src/core/models/openai-client.js";
+import type { ChatRequest } from "../../../src/core/models/types.js";
+import { ModelConfigError } from "../../../src/core/errors.js";
+import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
+
+const loadSkill = { name: "load_skill", description: "Load a skill", parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } };
+
+function conversation(): ChatRequest {
+  return {
+    model: "scripted-model",
+    messages: [
+      { role: "system", content: "You are careful." },
+      { role: "user", content: "Add two numbers." },
+    ],
+    tools: [loadSkill],
+  };
+}
+
+describe("openai client over the scripted server", () => {
+  let server: ScriptedServer;
+  before(async () => {
+    server = await startScriptedServer({
+      latencyMs: 5,
+      script: (req) => {
+        const last = req.messages[req.messages.length - 1]!;
+        if (req.tools && last.role === "user") return { toolCalls: [{ name: "load_skill", arguments: '{"name":"adding"}' }], usage: { prompt_tokens: 11, completion_tokens: 7 } };
+        if (last.role === "tool") return { content: `used: ${last.content} for ${last.tool_call_id}` };
+        return { content: "```python\ndef add(a, b):\n    return a + b\n```" };
+      },
+    });
+  });
+  after(() => server.close());
+
+  for (const stream of [false, true]) {
+    it(`round-trips a tool call and its result (${stream ? "streaming" : "non-streaming"})`, async () => {
+      server.reset();
+      const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream, env: {} });
+      const first = await client.complete(conversation(), { sampleIndex: 0 });
+      assert.equal(first.finishReason, "tool_calls");
+      assert.equal(first.content, null);
+      assert.equal(first.toolCalls.length, 1);
+      assert.equal(first.toolCalls[0]!.name, "load_skill");
+      assert.deepEqual(JSON.parse(first.toolCalls[0]!.arguments), { name: "adding" });
+      assert.match(first.toolCalls[0]!.id, /^call_/);
+      assert.deepEqual(first.usage, { promptTokens: 11, completionTokens: 7 });
+      assert.ok(first.latencyMs >= 4, `latency ${first.latencyMs} should include the server's 5 ms`);
+      assert.equal(first.attempts, 1);
+
+      const req2 = conversation();
+      req2.messages.push({ role: "assistant", content: null, toolCalls: first.toolCalls });
+      req2.messages.push({ role: "tool", toolCallId: first.toolCalls[0]!.id, content: "SKILL BODY" });
+      const second = await client.complete(req2, { sampleIndex: 0 });
+      assert.equal(second.content, `used: SKILL BODY for ${first.toolCalls[0]!.id}`);
+      assert.equal(second.finishReason, "stop");
+      assert.deepEqual(second.toolCalls, []);
+
+      // What went over the wire: OpenAI's shape, tool_calls and tool_call_id included.
+      const wire = server.requests[1]!;
+      assert.equal(wire.messages[2]!.role, "assistant");
+      assert.equal(wire.messages[2]!.tool_calls![0]!.function.name, "load_skill");
+      assert.equal(wire.messages[3]!.tool_call_id, first.toolCalls[0]!.id);
+      assert.equal(wire.tools![0]!.type, "function");
+      assert.equal(wire.stream === true, stream);
+      assert.equal(server.calls, 2);
+    });
+  }
+
+  it("sends no tools key and no sampling parameters unless set", async () => {
+    server.reset();
+    const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", env: {} });
+    const r = await client.complete({ model: "scripted-model", messages: [{ role: "user", content: "hi" }] }, { sampleIndex: 0 });
+    assert.match(r.content ?? "", /def add/);
+    const wire = server.requests[0]!;
+    for (const key of ["tools", "temperature", "top_p", "seed", "max_tokens"]) assert.ok(!(key in wire), `${key} must be absent`);
+    await client.complete({ model: "scripted-model", messages: [{ role: "user", content: "hi" }], temperature: 0, topP: 0.9, seed: 7, maxTokens: 64 }, { sampleIndex: 0 });
+    const wire2 = server.requests[1]!;
+    assert.equal(wire2.temperature, 0);
+    assert.equal(wire2.top_p, 0.9);
+    assert.equal(wire2.seed, 7);
+    assert.equal(wire2.max_tokens, 64);
+  });
+
+  it("streams multi-part content and usage", async () => {
+    server.reset();
+    const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream: true, env: {} });
+    const r = await client.complete({ model: "scripted-model", messages: [{ role: "user", content: "hi" }] }, { sampleIndex: 0 });
+    assert.equal(r.content, "```python\ndef add(a, b):\n    return a + b\n```");
+    assert.ok(r.usage.promptTokens > 0 && r.usage.completionTokens > 0);
+    assert.equal(server.requests[0]!.stream_options?.include_usage, true);
+  });
+});
+
+describe("openai client configuration", () => {
+  it("uses a dummy key only for local endpoints", () => {
+    assert.ok(isLocalEndpoint("http://127.0.0.1:11434/v1"));
+    assert.ok(isLocalEndpoint("http://localhost:1234/v1"));
+    assert.ok(isLocalEndpoint("http://192.168.1.20:8000/v1"));
+    assert.ok(!isLocalEndpoint("https://api.openai.com/v1"));
+    assert.ok(!isLocalEndpoint("https://openrouter.ai/api/v1"));
+    assert.equal(LOCAL_DUMMY_KEY.startsWith("sk-"), true);
+    assert.throws(() => createOpenAIClient({ model: "gpt-4o-mini", env: {} }), (e: unknown) => e instanceof ModelConfigError && e.options.action === "setApiKey");
+    assert.doesNotThrow(() => createOpenAIClient({ model: "m", baseURL: "http://localhost:11434/v1", env: {} }));
+  });
+
+  it("reads key and base URL from the environment and keeps both out of the id", () => {
+    const c = createOpenAIClient({ model: "m", env: { OPENAI_API_KEY: "sk-test-SECRET-123", OPENAI_BASE_URL: "https://user:pw@example.test/v1?api-key=sk-test-SECRET-123" } });
+    assert.equal(c.id, "openai-compatible:m@https://example.test/v1");
+    assert.equal(describeEndpoint("http://127.0.0.1:8080/v1/"), "http://127.0.0.1:8080/v1");
+  });
+});
