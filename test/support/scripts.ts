@@ -1,0 +1,104 @@
+/**
+ * Script builders for the scripted server, so engine and CLI tests can say "for this task, the enabled run
+ * loads skill X then answers A; the disabled run answers B" and know every outcome in advance.
+ *
+ * How a request is read:
+ * - the condition: `tools` present = enabled, absent = disabled (the agent loop sends no tools when disabled);
+ * - the task: the first user message's text;
+ * - the step: the number of earlier assistant messages, not counting those whose tool-call arguments are
+ *   invalid JSON. A turn spoiled by the "bad-tool-args" fault is thus re-planned as the same step, so a run
+ *   with that fault injected ends with the same answers as a clean one.
+ */
+import type { ChatCompletionRequestBody, ScriptedReply, ScriptFn, WireMessage } from "./scripted-server.js";
+
+export interface PlanContext {
+  /** Text of the first user message (the task prompt plus format instructions). */
+  userText: string;
+  hasTools: boolean;
+  toolNames: string[];
+  /** 0 for the first request of a conversation; +1 per earlier assistant turn with well-formed tool calls. */
+  turn: number;
+  messages: WireMessage[];
+  request: ChatCompletionRequestBody;
+}
+
+function isWellFormed(m: WireMessage): boolean {
+  return (m.tool_calls ?? []).every((tc) => {
+    try {
+      const v: unknown = JSON.parse(tc.function.arguments);
+      return v !== null && typeof v === "object";
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function planContext(req: ChatCompletionRequestBody): PlanContext {
+  const user = req.messages.find((m) => m.role === "user");
+  return {
+    userText: user?.content ?? "",
+    hasTools: req.tools !== undefined,
+    toolNames: (req.tools ?? []).map((t) => t.function.name),
+    turn: req.messages.filter((m) => m.role === "assistant" && isWellFormed(m)).length,
+    messages: req.messages,
+    request: req,
+  };
+}
+
+/** The lowest-level builder: one function decides every reply from the parsed context. */
+export function pairedScript(plan: (ctx: PlanContext) => ScriptedReply): ScriptFn {
+  return (req) => plan(planContext(req));
+}
+
+export type PlanStep = { loadSkill: string } | { searchSkills: string } | { answer: string };
+
+export interface TaskPlan {
+  /** The answer of the disabled run (one turn, no tools). */
+  disabled: string;
+  /** The enabled run, one step per turn; the conversation should end with an `answer` step. */
+  enabled: PlanStep[];
+}
+
+/** Text an enabled run answers with when its plan has no step left (it should end with an answer). */
+export const PLAN_EXHAUSTED = "I have no answer.";
+
+/**
+ * A script that follows a plan per task. A skill step becomes `load_skill {"name"}` in catalog mode and
+ * `search_skills {"query"}` in search mode, whichever tool the request offers, so one plan serves both
+ * modes. A task the plan does not know gets a 400 (not retried), naming the start of its prompt.
+ */
+export function taskPlanScript(byTask: (userText: string) => TaskPlan | undefined): ScriptFn {
+  return pairedScript((ctx) => {
+    const plan = byTask(ctx.userText);
+    if (!plan) return { error: { status: 400, message: `scripted server: no plan for the task starting ${JSON.stringify(ctx.userText.slice(0, 80))}` } };
+    if (!ctx.hasTools) return { content: plan.disabled };
+    const step = plan.enabled[ctx.turn];
+    if (!step) return { content: PLAN_EXHAUSTED };
+    if ("answer" in step) return { content: step.answer };
+    const text = "loadSkill" in step ? step.loadSkill : step.searchSkills;
+    const offersLoad = ctx.toolNames.includes("load_skill");
+    const offersSearch = ctx.toolNames.includes("search_skills");
+    const wantLoad = "loadSkill" in step;
+    if ((wantLoad && offersLoad) || (!offersSearch && offersLoad)) {
+      return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: text }) }] };
+    }
+    if (offersSearch) return { toolCalls: [{ name: "search_skills", arguments: JSON.stringify({ query: text }) }] };
+    return { error: { status: 400, message: `scripted server: the plan needs a skill tool but the request offers ${JSON.stringify(ctx.toolNames)}` } };
+  });
+}
+
+/** Picks the plan whose key occurs in the user text (first match in insertion order). */
+export function bySubstring(table: Record<string, TaskPlan>): (userText: string) => TaskPlan | undefined {
+  const entries = Object.entries(table);
+  return (userText) => entries.find(([needle]) => userText.includes(needle))?.[1];
+}
+
+/** A code answer in the format the agent loop asks for (one fenced python block). */
+export function pythonAnswer(code: string): string {
+  return "Here is the solution.\n\n```python\n" + code.trim() + "\n```\n";
+}
+
+/** A math answer in the format the agent loop asks for. */
+export function boxedAnswer(value: string): string {
+  return `The answer is \\boxed{${value}}.`;
+}
