@@ -80,12 +80,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-export interface OpenAIChatResponse extends ChatResponse {
-  /** How many HTTP attempts this answer took (1 = no retry). */
-  attempts: number;
-}
-
-export function createOpenAIClient(options: OpenAIClientOptions): ModelClient & { complete(request: ChatRequest, o: CallOptions): Promise<OpenAIChatResponse> } {
+export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const env = options.env ?? process.env;
   const logger = options.logger ?? silentLogger;
   const baseURL = options.baseURL || env.OPENAI_BASE_URL || DEFAULT_BASE_URL;
@@ -134,7 +129,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient & 
     return acc.finish();
   }
 
-  async function complete(request: ChatRequest, callOptions: CallOptions): Promise<OpenAIChatResponse> {
+  async function complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
     const userSignal = callOptions.signal;
     let last: Failure | undefined;
     let lastError: unknown;

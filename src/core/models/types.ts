@@ -47,6 +47,8 @@ export interface ChatResponse {
   latencyMs: number;
   /** True when served from the response cache. */
   cached?: boolean;
+  /** HTTP attempts this answer took (1 = no retry); absent when not applicable (cache hit, other clients). */
+  attempts?: number;
 }
 
 export interface CallOptions {
