@@ -12,6 +12,9 @@ export const OracleSchema = z.enum([
   "not-none", // (out is not None) == (exp is not None)
   "find_zero", // HumanEval/32: |poly(xs, out)| <= atol
   "approx", // math.isclose-style with atol
+  "always", // EvalPlus Mbpp/164 (are_equivalent): every output passes
+  "or-zero", // EvalPlus Mbpp/295 (sum_div): default rule, or the output is 0
+  "alt-reference", // EvalPlus Mbpp/558, 581: default rule, or equal (within atol) to tests.reference(*args)
 ]);
 export type Oracle = z.infer<typeof OracleSchema>;
 
@@ -26,6 +29,15 @@ export const PythonTestsSchema = z.object({
    * (JSON has no tuples/sets/complex; EvalPlus converts inputs for 52 MBPP+ tasks).
    */
   deserialize: z.string().optional(),
+  /**
+   * Optional Python source run before the answer in the same namespace (HumanEval prompts carry imports and
+   * helper functions the solution may call). An answer that does not define the entry point is appended to it.
+   */
+  setup: z.string().optional(),
+  /** Optional Python expression evaluating to all argument lists, used instead of base/plus when inputs are not JSON (OriginFmt files). */
+  inputsPy: z.string().optional(),
+  /** Python source of `def reference(*args)`, the alternative accepted answer of the "alt-reference" oracle. */
+  reference: z.string().optional(),
   /** Optional expected outputs as Python literals, when known (e.g. OriginFmt files). Else computed from the canonical solution. */
   expected: z.array(z.string()).optional(),
 });
@@ -85,5 +97,11 @@ export interface TaskImporter {
   /** Default set name when the file is recognised. */
   setName: string;
   detect(firstRecord: Record<string, unknown>): boolean;
+  /**
+   * Optional parser for every line of a file this importer detected (the first line is detected with
+   * JSON.parse, then all lines, the first included, go through this). EvalPlus files need it: they hold
+   * `Infinity`, integers beyond 2^53 and integral floats that JSON.parse would reject or change.
+   */
+  parseLine?(line: string): Record<string, unknown>;
   convert(record: Record<string, unknown>, index: number): Task;
 }
