@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { findSkillRoots, firstInvalidUtf8, readSkillFile, scanSkills } from "../../../src/core/skills/index.js";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+// CommonJS output: no import.meta; __dirname is test/unit/skills.
+const repoRoot = path.resolve(__dirname, "../../..");
 const fixtures = path.join(repoRoot, "test/fixtures/skills");
 const tmp = mkdtempSync(path.join(tmpdir(), "sf-skills-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
