@@ -1,0 +1,94 @@
+import { z } from "zod";
+
+/**
+ * The plain data the report webview renders: what one panel shows, already computed by the host from the core
+ * report model (src/core/report). Everything in here is untrusted text as far as the webview is concerned:
+ * skill names, task ids and reasons come from files and from model output, and are only ever set as textContent.
+ */
+
+/** A point estimate with its interval and p-value; `null` where the quantity is undefined (never 0). */
+export const EstimateSchema = z.object({
+  value: z.number().nullable(),
+  low: z.number().nullable(),
+  high: z.number().nullable(),
+  p: z.number().nullable(),
+});
+export type Estimate = z.infer<typeof EstimateSchema>;
+
+export const FlagSchema = z.enum(["harmful", "helpful", "inconclusive"]);
+export type Flag = z.infer<typeof FlagSchema>;
+
+/** One task whose outcome flipped between the conditions; enough to open its side-by-side view. */
+export const TaskRefSchema = z.object({
+  runFile: z.string(),
+  taskId: z.string(),
+  sample: z.number().int().nonnegative(),
+  /** Skills returned in the enabled run. */
+  skills: z.array(z.string()),
+  /** The failing side's verdict reason. */
+  reason: z.string(),
+  /** Model label, for comparisons. */
+  model: z.string().optional(),
+});
+export type TaskRef = z.infer<typeof TaskRefSchema>;
+
+export const SkillRowSchema = z.object({
+  name: z.string(),
+  model: z.string().optional(),
+  /** Tasks on which the skill was returned. */
+  n: z.number().int(),
+  rescued: z.number().int(),
+  harmed: z.number().int(),
+  rae: EstimateSchema,
+  /** Holm-adjusted p across the skills of this report. */
+  pHolm: z.number().nullable(),
+  flag: FlagSchema,
+  /** Aggregate retrieval lift for this skill (acc⁺ retrieved − acc⁺ not retrieved). */
+  lift: z.number().nullable(),
+});
+export type SkillRow = z.infer<typeof SkillRowSchema>;
+
+export const ScatterPointSchema = z.object({
+  label: z.string(),
+  kind: z.enum(["skill", "model"]),
+  lift: z.number().nullable(),
+  rae: EstimateSchema,
+});
+export type ScatterPoint = z.infer<typeof ScatterPointSchema>;
+
+export const RunSummarySchema = z.object({
+  runFile: z.string(),
+  model: z.string(),
+  taskSet: z.string(),
+  mode: z.string(),
+  design: z.string(),
+  createdAt: z.string(),
+  samples: z.number().int(),
+  tasks: z.number().int(),
+  stopReason: z.string().optional(),
+});
+
+export const ReportViewSchema = z.object({
+  title: z.string(),
+  runs: z.array(RunSummarySchema),
+  headline: z.object({
+    rae: EstimateSchema,
+    oae: EstimateSchema,
+    lift: z.number().nullable(),
+    nRetrieved: z.number().int(),
+    n: z.number().int(),
+    rescued: z.number().int(),
+    harmed: z.number().int(),
+    paradox: z.boolean(),
+    /** One sentence explaining the paradox when it fires. */
+    paradoxText: z.string().optional(),
+  }),
+  points: z.array(ScatterPointSchema),
+  skills: z.array(SkillRowSchema),
+  rescued: z.array(TaskRefSchema),
+  harmed: z.array(TaskRefSchema),
+  alpha: z.number(),
+  /** Caveats the reader must see (e.g. "temperature cannot be set for vscode.lm models; use samples > 1"). */
+  notes: z.array(z.string()),
+});
+export type ReportView = z.infer<typeof ReportViewSchema>;

@@ -1,0 +1,113 @@
+import type { Chart } from "chart.js";
+import { HostMessageSchema, PROTOCOL_VERSION, type WebviewMessage } from "../shared/protocol.js";
+import type { ReportView, TaskRef } from "../shared/report-view.js";
+import { signed } from "../shared/format.js";
+import { clear, el } from "./dom.js";
+import { renderHeadline, renderRuns, renderSkillTable, renderTaskList } from "./render.js";
+import { drawScatter } from "./scatter.js";
+
+/** Report webview entry: receives typed messages from the host, renders with DOM text nodes and chart.js. */
+
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  setState(state: unknown): void;
+  getState(): unknown;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById("app")!;
+let chart: Chart<"scatter"> | undefined;
+let current: ReportView | undefined;
+
+function post(message: WebviewMessage): void {
+  vscode.postMessage(message);
+}
+
+function render(report: ReportView): void {
+  const started = performance.now();
+  current = report;
+  clear(root);
+  const exportBar = el("div", { class: "export" });
+  for (const format of ["html", "csv", "json", "markdown"] as const) {
+    exportBar.append(el("button", { "data-export": format }, `Export ${format.toUpperCase()}`));
+  }
+  const canvas = el("canvas", { id: "scatter-canvas", role: "img", "aria-label": "RAE against aggregate retrieval lift" });
+  const parts: (Node | null)[] = [
+    el("header", {}, el("h1", { id: "title" }, report.title), exportBar),
+    renderRuns(report),
+    report.notes.length ? el("ul", { class: "notes", id: "notes" }, ...report.notes.map((n) => el("li", {}, n))) : null,
+    renderHeadline(report),
+    el(
+      "section",
+      { id: "scatter" },
+      el("h2", {}, "RAE vs aggregate retrieval lift"),
+      el("p", { class: "hint" }, "Shaded: lift and RAE disagree in sign. Bars: RAE interval."),
+      el("div", { class: "chart-box" }, canvas),
+    ),
+    el("section", { id: "skills" }, el("h2", {}, "Skills, sorted by RAE"), renderSkillTable(report.skills, report.alpha)),
+    renderTaskList("harmed", "Harmed tasks", report.harmed, "No task was harmed."),
+    renderTaskList("rescued", "Rescued tasks", report.rescued, "No task was rescued."),
+  ];
+  for (const p of parts) if (p) root.append(p);
+  try {
+    chart = drawScatter(canvas, report.points, chart);
+  } catch (err) {
+    post({ v: PROTOCOL_VERSION, type: "error", message: `chart: ${String(err)}`.slice(0, 4000) });
+  }
+  vscode.setState({ runFiles: report.runs.map((r) => r.runFile), title: report.title });
+  post({
+    v: PROTOCOL_VERSION,
+    type: "rendered",
+    ms: performance.now() - started,
+    skills: report.skills.length,
+    rescued: report.rescued.length,
+    harmed: report.harmed.length,
+  });
+}
+
+function showProgress(done: number, total: number, retrievals: number, rae: number | null): void {
+  let bar = document.getElementById("progress");
+  if (!bar) {
+    bar = el("div", { id: "progress", role: "status" });
+    root.prepend(bar);
+  }
+  bar.textContent = `Evaluating: ${done}/${total} runs · ${retrievals} retrievals · running RAE ${signed(rae)}`;
+}
+
+root.addEventListener("click", (event) => {
+  const target = (event.target as Element).closest("button");
+  if (!target || !current) return;
+  const format = target.getAttribute("data-export");
+  if (format === "html" || format === "csv" || format === "json" || format === "markdown") {
+    post({ v: PROTOCOL_VERSION, type: "export", format });
+    return;
+  }
+  const list = target.getAttribute("data-list");
+  const index = Number(target.getAttribute("data-index"));
+  const tasks: TaskRef[] | undefined = list === "harmed" ? current.harmed : list === "rescued" ? current.rescued : undefined;
+  const task = tasks?.[index];
+  if (task) post({ v: PROTOCOL_VERSION, type: "openTask", runFile: task.runFile, taskId: task.taskId, sample: task.sample });
+});
+
+window.addEventListener("message", (event: MessageEvent) => {
+  const parsed = HostMessageSchema.safeParse(event.data);
+  if (!parsed.success) return;
+  const msg = parsed.data;
+  switch (msg.type) {
+    case "report":
+      render(msg.report);
+      break;
+    case "focus": {
+      const section = document.getElementById(msg.section);
+      section?.scrollIntoView({ block: "start" });
+      section?.classList.add("focused");
+      break;
+    }
+    case "progress":
+      showProgress(msg.done, msg.total, msg.retrievals, msg.runningRae);
+      break;
+  }
+});
+
+post({ v: PROTOCOL_VERSION, type: "ready" });
