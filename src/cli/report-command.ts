@@ -1,0 +1,53 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { InputError } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
+import { buildReport, failOn, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
+import { readRunFile } from "../core/runs/store.js";
+import { choice, numberOption, parse } from "./args.js";
+
+export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv] [--out <file>]
+    [--fail-on harmful|any-harm] [--alpha <a>] [--exact]
+Exit codes: 0 done; 2 bad input; 3 the --fail-on condition holds.`;
+
+const options = {
+  format: { type: "string" },
+  out: { type: "string" },
+  "fail-on": { type: "string" },
+  alpha: { type: "string" },
+  exact: { type: "boolean" },
+  quiet: { type: "boolean" },
+  verbose: { type: "boolean" },
+} as const;
+
+const FORMATS = ["text", "json", "markdown", "junit", "html", "csv"] as const;
+
+export async function reportCommand(argv: string[], logger: Logger): Promise<number> {
+  const { values, positionals } = parse(argv, options, REPORT_USAGE);
+  if (positionals.length === 0) throw new InputError(`name at least one run file\n\n${REPORT_USAGE}`);
+  const format = choice(values.format, "--format", FORMATS, "text");
+  const failMode = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["harmful", "any-harm"] as const, "harmful");
+  const alpha = numberOption(values.alpha, "--alpha", 1e-6, 0.5) ?? 0.05;
+
+  const runs = [];
+  for (const file of positionals) {
+    const contents = await readRunFile(path.resolve(file));
+    for (const w of contents.warnings) logger.warn(w);
+    runs.push({ header: contents.header, records: contents.records, stops: contents.stops });
+  }
+  const report = buildReport(runs, { alpha, exact: values.exact ?? false });
+  const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
+  const output = render(report);
+  if (values.out) {
+    mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
+    writeFileSync(values.out, output.endsWith("\n") ? output : `${output}\n`);
+    logger.info(`wrote ${values.out}`);
+  } else {
+    process.stdout.write(output.endsWith("\n") ? output : `${output}\n`);
+  }
+  if (failMode && failOn(report, failMode, alpha)) {
+    logger.warn(`--fail-on ${failMode}: the condition holds`);
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,110 @@
+import type { SkillLibrary } from "../retrieval/library.js";
+import type { ChatMessage, ChatRequest, ModelClient, SamplingParams } from "../models/types.js";
+import type { Condition, SkillRef, ToolCallRecord } from "../runs/types.js";
+import type { Task } from "../tasks/schema.js";
+import { extractAnswer } from "./extract.js";
+import { systemPrompt, userPrompt } from "./prompts.js";
+
+export const DEFAULT_MAX_TURNS = 6;
+
+export interface AgentInput {
+  task: Task;
+  condition: Condition;
+  /** The skill library; ignored (no section, no tools) in the disabled condition. */
+  library: SkillLibrary;
+  client: ModelClient;
+  model: string;
+  params: SamplingParams;
+  sampleIndex: number;
+  maxTurns?: number;
+  signal?: AbortSignal;
+}
+
+export interface AgentResult {
+  transcript: ChatMessage[];
+  toolCalls: ToolCallRecord[];
+  retrieved: SkillRef[];
+  /** The final assistant text, or null when the loop ended without one. */
+  finalText: string | null;
+  answer: string | null;
+  tokens: { prompt: number; completion: number };
+  latencyMs: number;
+  modelCalls: number;
+  cachedCalls: number;
+  turns: number;
+  error?: string;
+}
+
+/** Builds the first request of a task in a condition. Exported so a test can diff the two conditions. */
+export function firstRequest(input: Pick<AgentInput, "task" | "condition" | "library" | "model" | "params">): ChatRequest {
+  const enabled = input.condition === "enabled";
+  const request: ChatRequest = {
+    model: input.model,
+    messages: [
+      { role: "system", content: systemPrompt(enabled ? input.library.systemSection() : undefined) },
+      { role: "user", content: userPrompt(input.task) },
+    ],
+    ...input.params,
+  };
+  if (enabled) request.tools = input.library.tools();
+  return request;
+}
+
+/**
+ * The agent loop: ask, execute skill tool calls, ask again, until the model answers without tool calls or the
+ * turn limit is reached. Model errors propagate (the caller decides whether the run is lost or recorded).
+ */
+export async function runAgent(input: AgentInput): Promise<AgentResult> {
+  const maxTurns = input.maxTurns ?? DEFAULT_MAX_TURNS;
+  const request = firstRequest(input);
+  const messages = request.messages;
+  const result: AgentResult = {
+    transcript: messages,
+    toolCalls: [],
+    retrieved: [],
+    finalText: null,
+    answer: null,
+    tokens: { prompt: 0, completion: 0 },
+    latencyMs: 0,
+    modelCalls: 0,
+    cachedCalls: 0,
+    turns: 0,
+  };
+  const seen = new Set<string>();
+
+  for (let turn = 0; turn < maxTurns; turn++) {
+    const response = await input.client.complete({ ...request, messages: [...messages] }, { signal: input.signal, sampleIndex: input.sampleIndex });
+    result.turns = turn + 1;
+    result.tokens.prompt += response.usage.promptTokens;
+    result.tokens.completion += response.usage.completionTokens;
+    result.latencyMs += response.latencyMs;
+    if (response.cached) result.cachedCalls++;
+    else result.modelCalls++;
+
+    // Tool calls only mean something where tools were offered; in the disabled condition the text is the answer.
+    const calls = request.tools ? response.toolCalls : [];
+    messages.push({ role: "assistant", content: response.content, ...(calls.length ? { toolCalls: calls } : {}) });
+    if (calls.length === 0) {
+      result.finalText = response.content;
+      result.answer = extractAnswer(input.task, response.content);
+      return result;
+    }
+    for (const call of calls) {
+      const outcome = input.library.execute(call);
+      result.toolCalls.push({ name: call.name, arguments: call.arguments, retrieved: outcome.retrieved, ...(outcome.error ? { error: outcome.error } : {}) });
+      for (const ref of outcome.retrieved) {
+        if (!seen.has(ref.name)) {
+          seen.add(ref.name);
+          result.retrieved.push(ref);
+        }
+      }
+      messages.push({ role: "tool", toolCallId: call.id, content: outcome.content });
+    }
+  }
+  result.error = `turn limit reached: ${maxTurns} model turns without a final answer`;
+  // The last assistant text, if any, is still graded: a model that answers while also calling a tool gets credit.
+  const lastText = [...messages].reverse().find((m) => m.role === "assistant" && m.content)?.content ?? null;
+  result.finalText = typeof lastText === "string" ? lastText : null;
+  result.answer = extractAnswer(input.task, result.finalText);
+  return result;
+}

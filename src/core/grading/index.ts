@@ -1,0 +1,45 @@
+import type { Logger } from "../logger.js";
+import type { Task } from "../tasks/schema.js";
+import { createMathGrader } from "./math.js";
+import { createPythonGrader } from "./python-grader.js";
+import type { GradeOptions, Grader, Verdict } from "./types.js";
+
+export type { Grader, Verdict, GradeOptions } from "./types.js";
+
+export interface CreateGraderOptions {
+  logger?: Logger;
+  /** Folder holding sandbox-worker.js and pyodide/ (defaults to the running bundle's folder or <repo>/dist). */
+  distDir?: string;
+  /** On-disk cache of expected outputs computed from canonical solutions. */
+  cacheDir?: string;
+  poolSize?: number;
+}
+
+export type Isolation = "process-permission" | "worker-fallback" | "none";
+
+/**
+ * The grader the engine uses: python-function tasks go to the sandboxed Python grader (started lazily, so a math-only
+ * evaluation never spawns a sandbox), math-answer tasks to the math grader.
+ */
+export function createGrader(options: CreateGraderOptions = {}): Grader & { readonly isolation: Isolation } {
+  const math = createMathGrader();
+  let python: ReturnType<typeof createPythonGrader> | undefined;
+  const getPython = () =>
+    (python ??= createPythonGrader({
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.distDir ? { distDir: options.distDir } : {}),
+      ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+    }));
+  return {
+    get isolation(): Isolation {
+      return python ? python.isolation : "none";
+    },
+    grade(task: Task, answer: string | null, gradeOptions?: GradeOptions): Promise<Verdict> {
+      return task.kind === "python-function" ? getPython().grade(task, answer, gradeOptions) : math.grade(task, answer, gradeOptions);
+    },
+    async dispose() {
+      await Promise.all([math.dispose(), python?.dispose()]);
+    },
+  };
+}

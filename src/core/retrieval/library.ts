@@ -1,0 +1,159 @@
+import MiniSearch from "minisearch";
+import type { Skill } from "../skills/types.js";
+import type { ToolCall, ToolDefinition } from "../models/types.js";
+import type { RetrievalMode, SkillRef } from "../runs/types.js";
+
+/**
+ * The skill tools offered to the agent in the enabled condition, and what counts as a retrieval:
+ * - catalog: the system prompt lists names + descriptions; `load_skill(name)` returns the body. A load of an
+ *   existing name is a retrieval; an unknown name or bad arguments is not.
+ * - search: `search_skills(query)` returns the top-k skills scoring above a threshold (BM25 via MiniSearch);
+ *   at least one skill returned is a retrieval, an empty result is not.
+ */
+export interface SearchOptions {
+  topK: number;
+  /** Minimum MiniSearch (BM25+) score for a skill to be returned. */
+  threshold: number;
+}
+
+export const DEFAULT_SEARCH: SearchOptions = { topK: 3, threshold: 0 };
+
+export interface ToolOutcome {
+  /** The text returned to the model as the tool message. */
+  content: string;
+  /** Skills returned by this call (empty when nothing was retrieved). */
+  retrieved: SkillRef[];
+  error?: string;
+}
+
+export class SkillLibrary {
+  private readonly byName = new Map<string, Skill>();
+  private index: MiniSearch<{ id: number; name: string; description: string; body: string }> | undefined;
+
+  constructor(
+    readonly skills: readonly Skill[],
+    readonly mode: RetrievalMode,
+    readonly search: SearchOptions = DEFAULT_SEARCH,
+  ) {
+    for (const s of skills) this.byName.set(s.name, s);
+  }
+
+  /** The part of the system prompt that only the enabled condition gets. */
+  systemSection(): string {
+    if (this.mode === "catalog") {
+      const lines = [...this.skills]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((s) => `- ${s.name}: ${oneLine(s.description)}`);
+      return [
+        "## Skills",
+        "You have a library of skills: short guides written for tasks like this one. Each is listed by name with a description of what it covers and when to use it.",
+        "If a skill fits the task, call the `load_skill` tool with its exact name to read it before answering. Load only skills that fit; you may load none.",
+        "",
+        ...lines,
+      ].join("\n");
+    }
+    return [
+      "## Skills",
+      "You can search a library of skills (short guides written for tasks like this one) with the `search_skills` tool.",
+      "If guidance might help, call it with a short query describing what you need; it returns the best-matching skills in full. You may also answer without searching.",
+    ].join("\n");
+  }
+
+  tools(): ToolDefinition[] {
+    if (this.mode === "catalog") {
+      return [
+        {
+          name: "load_skill",
+          description: "Read the full text of a skill from the library, by its exact name.",
+          parameters: {
+            type: "object",
+            properties: { name: { type: "string", description: "The skill's name, exactly as listed." } },
+            required: ["name"],
+            additionalProperties: false,
+          },
+        },
+      ];
+    }
+    return [
+      {
+        name: "search_skills",
+        description: "Search the skill library; returns the best-matching skills in full.",
+        parameters: {
+          type: "object",
+          properties: { query: { type: "string", description: "What you need help with, in a few words." } },
+          required: ["query"],
+          additionalProperties: false,
+        },
+      },
+    ];
+  }
+
+  /** Executes one tool call from the model. Never throws: problems become an error text for the model. */
+  execute(call: ToolCall): ToolOutcome {
+    const expected = this.mode === "catalog" ? "load_skill" : "search_skills";
+    if (call.name !== expected) {
+      return refuse(`unknown tool '${call.name}'; the only tool is ${expected}`);
+    }
+    const arg = parseStringArg(call.arguments, this.mode === "catalog" ? "name" : "query");
+    if (typeof arg !== "string") return refuse(arg.error);
+    return this.mode === "catalog" ? this.load(arg) : this.find(arg);
+  }
+
+  private load(name: string): ToolOutcome {
+    const skill = this.byName.get(name.trim());
+    if (!skill) {
+      const names = [...this.byName.keys()].sort().join(", ");
+      return refuse(`no skill named '${name}'. Available skills: ${names || "(none)"}`);
+    }
+    return { content: formatSkill(skill), retrieved: [{ name: skill.name, contentHash: skill.contentHash }] };
+  }
+
+  private find(query: string): ToolOutcome {
+    const hits = this.getIndex()
+      .search(query, { boost: { name: 2, description: 1.5 }, prefix: true, fuzzy: 0.1, combineWith: "OR" })
+      .filter((h) => h.score > this.search.threshold)
+      .slice(0, this.search.topK);
+    if (hits.length === 0) return { content: "No skills matched the query.", retrieved: [] };
+    const skills = hits.map((h) => this.skills[h.id as number]!);
+    return {
+      content: skills.map(formatSkill).join("\n\n---\n\n"),
+      retrieved: skills.map((s) => ({ name: s.name, contentHash: s.contentHash })),
+    };
+  }
+
+  private getIndex() {
+    if (!this.index) {
+      this.index = new MiniSearch({ fields: ["name", "description", "body"], idField: "id" });
+      this.index.addAll(this.skills.map((s, id) => ({ id, name: s.name.replace(/-/g, " "), description: s.description, body: s.body })));
+    }
+    return this.index;
+  }
+}
+
+function refuse(error: string): ToolOutcome {
+  return { content: `Error: ${error}`, retrieved: [], error };
+}
+
+function parseStringArg(raw: string, key: string): string | { error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw || "{}");
+  } catch {
+    return { error: `arguments must be a JSON object like {"${key}": "..."}; got ${truncate(raw, 80)}` };
+  }
+  const value = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>)[key] : undefined;
+  if (typeof value !== "string" || value.trim() === "") return { error: `missing string argument '${key}'` };
+  return value;
+}
+
+function formatSkill(skill: Skill): string {
+  return `# Skill: ${skill.name}\n\n${skill.body.trim()}`;
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}

@@ -1,0 +1,106 @@
+import type { Task } from "../tasks/schema.js";
+import { runKey, type Condition, type RunRecord } from "./types.js";
+
+/** One model run to perform: a task in a condition, for one sample index. */
+export interface Job {
+  key: string;
+  task: Task;
+  condition: Condition;
+  sample: number;
+}
+
+export type Design = "paired" | "rae-only";
+
+/**
+ * Decides which runs are needed. Full paired design: every task × sample in both conditions. RAE-only design:
+ * every enabled run, and the disabled runs of a task only once its enabled runs show a retrieval
+ * ("retrieved" = any enabled sample returned a skill; fixed in advance as stats-spec §8 asks).
+ * Completed keys (from a resumed run file) are never planned again.
+ */
+export class Planner {
+  private readonly enabledDone = new Map<string, { done: number; retrieved: boolean }>();
+  private readonly completed = new Set<string>();
+
+  constructor(
+    readonly tasks: readonly Task[],
+    readonly samples: number,
+    readonly design: Design,
+    existing: readonly RunRecord[],
+  ) {
+    for (const r of existing) this.noteDone(r);
+  }
+
+  /** Jobs that can start now, in task order: enabled and disabled of a task next to each other. */
+  initialJobs(): Job[] {
+    const jobs: Job[] = [];
+    for (const task of this.tasks) {
+      for (let s = 0; s < this.samples; s++) this.push(jobs, task, "enabled", s);
+      if (this.design === "paired" || this.disabledUnlocked(task.id)) {
+        for (let s = 0; s < this.samples; s++) this.push(jobs, task, "disabled", s);
+      }
+    }
+    return jobs;
+  }
+
+  /** Records a finished run; returns the jobs it unlocks (RAE-only: the disabled runs of a retrieving task). */
+  onFinished(record: RunRecord): Job[] {
+    const wasUnlocked = this.disabledUnlocked(record.taskId);
+    this.noteDone(record);
+    if (this.design !== "rae-only" || record.condition !== "enabled" || wasUnlocked || !this.disabledUnlocked(record.taskId)) return [];
+    const task = this.tasks.find((t) => t.id === record.taskId);
+    const jobs: Job[] = [];
+    if (task) for (let s = 0; s < this.samples; s++) this.push(jobs, task, "disabled", s);
+    return jobs;
+  }
+
+  /** Number of runs the design needs given what is known now (grows in RAE-only mode as retrievals appear). */
+  plannedTotal(): number {
+    let total = 0;
+    for (const task of this.tasks) {
+      total += this.samples;
+      if (this.design === "paired" || this.disabledUnlocked(task.id)) total += this.samples;
+    }
+    return total;
+  }
+
+  isCompleted(key: string): boolean {
+    return this.completed.has(key);
+  }
+
+  private noteDone(r: RunRecord): void {
+    this.completed.add(r.key);
+    if (r.condition !== "enabled") return;
+    const e = this.enabledDone.get(r.taskId) ?? { done: 0, retrieved: false };
+    e.done++;
+    e.retrieved ||= r.retrieved.length > 0;
+    this.enabledDone.set(r.taskId, e);
+  }
+
+  private disabledUnlocked(taskId: string): boolean {
+    const e = this.enabledDone.get(taskId);
+    return !!e && e.done >= this.samples && e.retrieved;
+  }
+
+  private push(jobs: Job[], task: Task, condition: Condition, sample: number): void {
+    const key = runKey(task.id, condition, sample);
+    if (!this.completed.has(key)) jobs.push({ key, task, condition, sample });
+  }
+}
+
+/** Mulberry32: a small seeded PRNG, enough for a reproducible task order. */
+export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
