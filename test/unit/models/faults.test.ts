@@ -1,0 +1,107 @@
+// Every transport fault the scripted server can inject, at a 20% rate, must end with the same answers as a
+// clean run, with each request answered by the script exactly once (retries happen in the client only).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
+import type { ChatResponse } from "../../../src/core/models/types.js";
+import { startScriptedServer, TRANSPORT_FAULTS, type FaultKind, type ScriptFn } from "../../support/scripted-server.js";
+
+const N = 30;
+
+const script: ScriptFn = (req) => {
+  const text = req.messages[req.messages.length - 1]!.content ?? "";
+  if (req.tools) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: `skill-for-${text}` }) }] };
+  return { content: `answer to ${text}: ${"x".repeat(text.length)}` };
+};
+
+/** The comparable part of a response: what the agent loop acts on. */
+function outcome(r: ChatResponse): unknown {
+  return { content: r.content, toolCalls: r.toolCalls.map((t) => [t.name, t.arguments]), finishReason: r.finishReason };
+}
+
+async function runAll(kinds: FaultKind[] | undefined, stream: boolean): Promise<{ outcomes: unknown[]; calls: number; faults: Record<string, number>; attempts: number }> {
+  const server = await startScriptedServer({ script, ...(kinds ? { faults: { rate: 0.2, seed: 42, kinds } } : {}) });
+  try {
+    // A short timeout keeps "stall" cheap, but a timeout that fires on a slow (loaded) machine would make the
+    // client re-send a request the script already answered, so only runs with stalls get the short one.
+    const timeoutMs = kinds?.includes("stall") ? 700 : 5000;
+    // No backoff beyond what the server asks for keeps the test fast.
+    const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream, timeoutMs, retryBaseMs: 1, maxBackoffMs: 5, maxRetries: 8, env: {} });
+    const responses = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        client.complete(
+          { model: "scripted-model", messages: [{ role: "user", content: `task ${i}` }], ...(i % 3 === 0 ? { tools: [{ name: "load_skill", description: "d", parameters: { type: "object" } }] } : {}) },
+          { sampleIndex: 0 },
+        ),
+      ),
+    );
+    return { outcomes: responses.map(outcome), calls: server.calls, faults: { ...server.faultsInjected }, attempts: responses.reduce((s, r) => s + (r.attempts ?? 1), 0) };
+  } finally {
+    await server.close();
+  }
+}
+
+// Each test owns its server, so a few run side by side (more would load the machine enough to trip timeouts).
+describe("fault injection at 20%", { concurrency: 4 }, () => {
+  for (const stream of [false, true]) {
+    const mode = stream ? "streaming" : "non-streaming";
+    it(`a clean run answers every request once (${mode})`, async () => {
+      const clean = await runAll(undefined, stream);
+      assert.equal(clean.calls, N);
+      assert.equal(clean.attempts, N);
+    });
+
+    for (const kind of TRANSPORT_FAULTS) {
+      it(`${kind}: same answers as a clean run (${mode})`, async () => {
+        const clean = await runAll(undefined, stream);
+        const faulty = await runAll([kind], stream);
+        assert.ok((faulty.faults[kind] ?? 0) >= 2, `expected some ${kind} faults, got ${JSON.stringify(faulty.faults)}`);
+        assert.deepEqual(faulty.outcomes, clean.outcomes);
+        assert.equal(faulty.calls, N, "transport faults never reach the script");
+        assert.equal(faulty.attempts, N + (faulty.faults[kind] ?? 0), "one retry per injected fault");
+      });
+    }
+
+    it(`all transport faults mixed: same answers as a clean run (${mode})`, async () => {
+      const clean = await runAll(undefined, stream);
+      const faulty = await runAll(TRANSPORT_FAULTS, stream);
+      const injected = Object.values(faulty.faults).reduce((a, b) => a + b, 0);
+      assert.ok(injected >= 3, JSON.stringify(faulty.faults));
+      assert.deepEqual(faulty.outcomes, clean.outcomes);
+      assert.equal(faulty.calls, N);
+    });
+  }
+
+  it("is deterministic for a seed", async () => {
+    // Kinds that cost no waiting, so this test stays quick.
+    const quick: FaultKind[] = ["500", "503", "reset", "truncated-stream", "malformed-json"];
+    const a = await runAll(quick, false);
+    const b = await runAll(quick, false);
+    // Arrival order of concurrent requests can differ, but the drawn fault sequence cannot, and the run
+    // ends at the draw that completes the N-th answer.
+    assert.deepEqual(a.faults, b.faults);
+  });
+
+  it("bad-tool-args is served and counted as a call, with invalid JSON arguments", async () => {
+    const server = await startScriptedServer({ script, faults: { rate: 0.5, seed: 3, kinds: ["bad-tool-args"] } });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", env: {} });
+      const tools = [{ name: "load_skill", description: "d", parameters: { type: "object" } }];
+      const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => client.complete({ model: "m", messages: [{ role: "user", content: `t${i}` }], tools }, { sampleIndex: 0 })));
+      const broken = rs.filter((r) => {
+        try {
+          JSON.parse(r.toolCalls[0]!.arguments);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      assert.equal(server.calls, 20);
+      assert.equal(broken.length, server.faultsInjected["bad-tool-args"]);
+      assert.ok(broken.length >= 3 && broken.length <= 17, `broken ${broken.length}`);
+      assert.ok(rs.every((r) => r.attempts === 1), "a model-output fault is not retried by the client");
+    } finally {
+      await server.close();
+    }
+  });
+});
