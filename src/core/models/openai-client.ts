@@ -104,6 +104,14 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const id = `openai-compatible:${options.model}@${endpoint}`;
   // Whatever a server echoes back, the key never leaves this module in a message.
   const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text);
+  /** Errors are attached as `cause` (people print those); one whose text holds the key is replaced. */
+  const safeCause = (error: unknown): unknown => {
+    if (!(error instanceof Error)) return error;
+    if (!`${error.message}\n${error.stack ?? ""}`.includes(apiKey)) return error;
+    const copy = new Error(redact(error.message));
+    copy.name = error.name;
+    return copy;
+  };
 
   const sdk = new OpenAI({
     apiKey,
@@ -158,7 +166,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
           throw new ModelRequestError(`Model request to ${endpoint} failed (${last.summary})${serverSays}`, last.status, {
             ...(last.hint === undefined ? {} : { hint: last.hint }),
             ...(last.action === undefined ? {} : { action: last.action }),
-            cause: error,
+            cause: safeCause(error),
           });
         }
         if (n > maxRetries) break;
@@ -175,7 +183,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     throw new ModelRequestError(`Model request to ${endpoint} failed after ${attempts} attempts (${last?.summary ?? "unknown"}).`, last?.status, {
       hint: "The endpoint kept failing: check it is running and reachable, or lower the concurrency.",
       action: "showLog",
-      cause: lastError,
+      cause: safeCause(lastError),
     });
   }
 

@@ -1,0 +1,235 @@
+// Error classification, Retry-After, retry exhaustion, cancellation and key hygiene of the OpenAI client,
+// all against the scripted server over real HTTP.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { inspect } from "node:util";
+import { CancelledError, ModelRequestError } from "../../../src/core/errors.js";
+import type { Logger } from "../../../src/core/logger.js";
+import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
+import { parseRetryAfter, retryDelayMs } from "../../../src/core/models/retry.js";
+import { startScriptedServer, type ScriptedReply } from "../../support/scripted-server.js";
+
+const KEY = "sk-test-SECRET-123";
+const ask = { model: "scripted-model", messages: [{ role: "user" as const, content: "hi" }] };
+
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const rec = (level: string) => (m: string | Error) => lines.push(`${level} ${m instanceof Error ? `${m.message} ${m.stack ?? ""}` : m}`);
+  return { lines, trace: rec("trace"), debug: rec("debug"), info: rec("info"), warn: rec("warn"), error: rec("error") };
+}
+
+/** A script that fails the first `failures` calls with `reply`, then answers "ok". */
+function failingThenOk(failures: number, reply: ScriptedReply) {
+  return (_req: unknown, ctx: { callIndex: number }): ScriptedReply => (ctx.callIndex < failures ? reply : { content: "ok" });
+}
+
+describe("retry and error classification", () => {
+  it("honours Retry-After (measured) and retries exactly once", async () => {
+    const server = await startScriptedServer({ script: failingThenOk(1, { error: { status: 429, retryAfter: 0.4 } }) });
+    try {
+      // Backoff alone would wait ~1 ms: the 400 ms can only come from the header.
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", retryBaseMs: 1, maxBackoffMs: 2, env: {} });
+      const t0 = performance.now();
+      const r = await client.complete(ask, { sampleIndex: 0 });
+      const waited = performance.now() - t0;
+      assert.equal(r.content, "ok");
+      assert.equal(r.attempts, 2);
+      assert.equal(server.calls, 2);
+      assert.ok(waited >= 390 && waited < 1500, `waited ${waited.toFixed(0)} ms for Retry-After 0.4 s`);
+      assert.ok(r.latencyMs < 300, `latency ${r.latencyMs} is of the successful attempt only`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("caps a huge Retry-After", async () => {
+    const server = await startScriptedServer({ script: failingThenOk(1, { error: { status: 503, retryAfter: 3600 } }) });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", maxRetryAfterMs: 50, env: {} });
+      const t0 = performance.now();
+      assert.equal((await client.complete(ask, { sampleIndex: 0 })).content, "ok");
+      assert.ok(performance.now() - t0 < 1000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  for (const status of [408, 409, 429, 500, 502, 503]) {
+    it(`retries HTTP ${status}`, async () => {
+      const server = await startScriptedServer({ script: failingThenOk(2, { error: { status } }) });
+      try {
+        const client = createOpenAIClient({ baseURL: server.url, model: "m", retryBaseMs: 1, maxBackoffMs: 2, env: {} });
+        const r = await client.complete(ask, { sampleIndex: 0 });
+        assert.equal(r.content, "ok");
+        assert.equal(r.attempts, 3);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  const hints: Array<[number, RegExp, string]> = [
+    [400, /tool calls|parameters/, "showLog"],
+    [401, /API key/, "setApiKey"],
+    [403, /permission/, "setApiKey"],
+    [404, /model name and the base URL/, "openSettings"],
+    [422, /refused/, "showLog"],
+  ];
+  for (const [status, hint, action] of hints) {
+    it(`does not retry HTTP ${status}; throws ModelRequestError with a hint`, async () => {
+      const server = await startScriptedServer({ script: () => ({ error: { status, message: `server says ${status}` } }) });
+      try {
+        const client = createOpenAIClient({ baseURL: server.url, model: "m", retryBaseMs: 1, env: {} });
+        await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => {
+          assert.ok(e instanceof ModelRequestError, String(e));
+          assert.equal(e.status, status);
+          assert.match(e.options.hint ?? "", hint);
+          assert.equal(e.options.action, action);
+          assert.match(e.message, new RegExp(`server says ${status}`));
+          return true;
+        });
+        assert.equal(server.calls, 1);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it("gives up after maxRetries with an actionable error", async () => {
+    const server = await startScriptedServer({ script: () => ({ error: { status: 503 } }) });
+    try {
+      const logger = recordingLogger();
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", maxRetries: 2, retryBaseMs: 1, maxBackoffMs: 2, logger, env: {} });
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => e instanceof ModelRequestError && e.status === 503 && /3 attempts/.test(e.message) && e.options.action === "showLog");
+      assert.equal(server.calls, 3);
+      assert.equal(logger.lines.filter((l) => l.startsWith("debug") && /retrying/.test(l)).length, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a stalled answer times out and is retried", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["stall"] } });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", timeoutMs: 100, maxRetries: 1, retryBaseMs: 1, env: {} });
+      const t0 = performance.now();
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => e instanceof ModelRequestError && /timed out/.test(e.message));
+      const took = performance.now() - t0;
+      assert.ok(took >= 190 && took < 1500, `two 100 ms attempts took ${took.toFixed(0)} ms`);
+      assert.equal(server.faultsInjected.stall, 2);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("cancellation", () => {
+  it("an abort during the request rejects with CancelledError promptly", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "late" }), latencyMs: 3000 });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", env: {} });
+      const ac = new AbortController();
+      const t0 = performance.now();
+      setTimeout(() => ac.abort(), 50);
+      await assert.rejects(client.complete(ask, { sampleIndex: 0, signal: ac.signal }), CancelledError);
+      assert.ok(performance.now() - t0 < 1000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an abort during backoff rejects with CancelledError without another attempt", async () => {
+    const server = await startScriptedServer({ script: () => ({ error: { status: 429, retryAfter: 5 } }) });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", env: {} });
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 100);
+      const t0 = performance.now();
+      await assert.rejects(client.complete(ask, { sampleIndex: 0, signal: ac.signal }), CancelledError);
+      assert.ok(performance.now() - t0 < 1000);
+      assert.equal(server.calls, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an already-aborted signal sends nothing", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "x" }) });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", env: {} });
+      await assert.rejects(client.complete(ask, { sampleIndex: 0, signal: AbortSignal.abort() }), CancelledError);
+      assert.equal(server.calls, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the API key stays secret", () => {
+  it("a wrong key gets 401 → setApiKey, and the key is in no message or log line", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "x" }), requireKey: "sk-the-right-one" });
+    try {
+      const logger = recordingLogger();
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", apiKey: KEY, logger, env: {} });
+      assert.ok(!client.id.includes(KEY));
+      const err = await client.complete(ask, { sampleIndex: 0 }).then(
+        () => assert.fail("expected a 401"),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ModelRequestError);
+      assert.equal(err.status, 401);
+      assert.equal(err.options.action, "setApiKey");
+      for (const text of [err.message, err.stack ?? "", err.options.hint ?? "", ...logger.lines]) assert.ok(!text.includes(KEY), text);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the right key is sent as a Bearer token and works", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "x" }), requireKey: KEY });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", env: { OPENAI_API_KEY: KEY } });
+      assert.equal((await client.complete(ask, { sampleIndex: 0 })).content, "x");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a server that echoes the key back has it redacted from our error", async () => {
+    const server = await startScriptedServer({ script: () => ({ error: { status: 400, message: `bad key ${KEY} given` } }) });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", apiKey: KEY, env: {} });
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => {
+        assert.ok(e instanceof ModelRequestError);
+        assert.match(e.message, /\[redacted\]/);
+        // util.inspect shows the cause chain, which is what a log of the error would print.
+        assert.ok(!inspect(e, { depth: 10 }).includes(KEY), inspect(e));
+        return true;
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("retry arithmetic", () => {
+  it("parses retry-after-ms, seconds and HTTP dates", () => {
+    assert.equal(parseRetryAfter(new Headers({ "retry-after-ms": "250", "retry-after": "9" })), 250);
+    assert.equal(parseRetryAfter(new Headers({ "retry-after": "2" })), 2000);
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    assert.equal(parseRetryAfter(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:03 GMT" }), now), 3000);
+    assert.equal(parseRetryAfter(new Headers({ "retry-after": "soon" })), undefined);
+    assert.equal(parseRetryAfter(new Headers()), undefined);
+  });
+
+  it("backs off exponentially with jitter, capped", () => {
+    const o = { baseMs: 100, maxMs: 1000, maxRetryAfterMs: 5000 };
+    const f = { kind: "http" as const, retryable: true, summary: "" };
+    assert.equal(retryDelayMs(1, f, { ...o, random: () => 0 }), 50);
+    assert.equal(retryDelayMs(1, f, { ...o, random: () => 1 }), 100);
+    assert.equal(retryDelayMs(3, f, { ...o, random: () => 1 }), 400);
+    assert.equal(retryDelayMs(10, f, { ...o, random: () => 1 }), 1000);
+    assert.equal(retryDelayMs(1, { ...f, retryAfterMs: 9000 }, o), 5000);
+    assert.equal(retryDelayMs(1, { ...f, retryAfterMs: 0 }, o), 0);
+  });
+});
