@@ -272,7 +272,12 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
           req.socket.destroy();
           return;
         case "stall":
-          // Never answer: the client's timeout must fire. close() destroys the socket.
+          // Never finish: the client's own deadline must fire. A streamed answer stalls after its headers and
+          // first chunk, past the point where the SDK's timeout stops watching. close() destroys the socket.
+          if (streaming) {
+            res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+            res.write(`data: ${streamEvents(id, body.model, buildCompletion(body, { content: "stalled" }), false)[0]}\n\n`);
+          }
           return;
         case "malformed-json": {
           const text = '{"id": "' + id + '", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assist';
