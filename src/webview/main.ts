@@ -1,4 +1,5 @@
 import type { Chart } from "chart.js";
+import { z } from "zod";
 import { HostMessageSchema, PROTOCOL_VERSION, type WebviewMessage } from "../shared/protocol.js";
 import type { ReportView, TaskRef } from "../shared/report-view.js";
 import { signed } from "../shared/format.js";
@@ -14,6 +15,9 @@ interface VsCodeApi {
   getState(): unknown;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
+
+// The CSP forbids eval; zod must not even try its Function-based fast path (it would log CSP violations).
+z.config({ jitless: true });
 
 const vscode = acquireVsCodeApi();
 const root = document.getElementById("app")!;

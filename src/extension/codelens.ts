@@ -1,0 +1,51 @@
+import * as vscode from "vscode";
+import { skillContentHash } from "../core/skills/hash.js";
+import { COMMANDS } from "./command-ids.js";
+import type { ResultsStore } from "./results-store.js";
+import { isSkillDocument } from "./skill-documents.js";
+import { raeSummary } from "../shared/format.js";
+
+/**
+ * The CodeLens above a SKILL.md's frontmatter: the last result (`RAE −0.12 [−0.25, 0.01] · 3 rescued · 7 harmed`,
+ * plus `· stale` once the content hash no longer matches the evaluated one), and one click to (re-)evaluate.
+ */
+export function lensTitle(result: { rae: number | null; low: number | null; high: number | null; rescued: number; harmed: number }, stale: boolean): string {
+  return `${raeSummary(result)}${stale ? " \u00b7 stale" : ""}`;
+}
+
+export class SkillCodeLenses implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.emitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.emitter];
+
+  constructor(private readonly results: ResultsStore) {
+    results.onDidChange(() => this.emitter.fire(), this, this.disposables);
+    // Staleness depends on the text, so the lens is recomputed as the document changes.
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (isSkillDocument(e.document)) this.emitter.fire();
+    }, this, this.disposables);
+  }
+
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    if (!isSkillDocument(doc)) return [];
+    const range = new vscode.Range(0, 0, 0, 0);
+    const result = this.results.get(doc.uri.fsPath);
+    if (!result) {
+      return [new vscode.CodeLens(range, { command: COMMANDS.evaluateSkill.id, title: "$(beaker) Evaluate this skill", arguments: [doc.uri] })];
+    }
+    const stale = skillContentHash(doc.getText()) !== result.contentHash;
+    return [
+      new vscode.CodeLens(range, {
+        command: COMMANDS.showHarmedTasks.id,
+        title: lensTitle(result, stale),
+        tooltip: `${result.model} on ${result.taskSet}, ${result.evaluatedAt}. Click to open the report.`,
+        arguments: [doc.uri],
+      }),
+      new vscode.CodeLens(range, { command: COMMANDS.evaluateSkill.id, title: stale ? "Re-evaluate (changed)" : "Re-evaluate", arguments: [doc.uri] }),
+    ];
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}

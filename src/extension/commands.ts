@@ -1,0 +1,193 @@
+import * as vscode from "vscode";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { findSkillRoots, scanSkills } from "../core/skills/index.js";
+import { downloadTaskSet, TASK_SET_CATALOG, type TaskSetName } from "../core/tasks/download.js";
+import { COMMANDS, type CommandKey } from "./command-ids.js";
+import { needs, showError } from "./errors-ui.js";
+import { evaluateSkill, runEvaluation, requireTrust, type EvaluateOptions } from "./evaluate-flow.js";
+import { EXPORT_EXTENSIONS, renderExport, type ExportFormat } from "./export-formats.js";
+import { pickModels, pickTaskSet, rememberTaskSet, taskSetCacheDir } from "./pickers.js";
+import type { Services } from "./services.js";
+import { openTaskComparison } from "./transcripts.js";
+
+/**
+ * The command table: every contributed command id → its handler. Typed `Record<CommandKey, …>`, so a command in
+ * command-ids.ts without a handler does not compile, and a unit test diffs command-ids.ts with package.json.
+ * Handlers return values so tests (and other commands) can use the outcome.
+ */
+type Handler = (svc: Services, ...args: unknown[]) => Promise<unknown>;
+
+async function evaluateLibrary(svc: Services, folder?: unknown, opts: EvaluateOptions = {}) {
+  if (!(await requireTrust())) return undefined;
+  const ws = vscode.workspace.workspaceFolders?.[0];
+  const roots = folder instanceof vscode.Uri ? [folder.fsPath] : ws ? findSkillRoots(ws.uri.fsPath, svc.config.get().skillFolders) : [];
+  if (roots.length === 0) {
+    await needs("No skill folders found (skills/, .agents/skills/, .claude/skills/, .github/skills/ or skillFollowing.skillFolders).", "Open Settings", () =>
+      vscode.commands.executeCommand("workbench.action.openSettings", "skillFollowing.skillFolders"),
+    );
+    return undefined;
+  }
+  const scan = await scanSkills(roots);
+  for (const f of scan.findings.filter((x) => x.severity === "error")) svc.logger.warn(`${f.file}:${f.line}:${f.column}: ${f.message}`);
+  if (scan.skills.length === 0) {
+    await needs(`No valid skill in ${roots.join(", ")}.`, "Show Log", async () => svc.logger.show());
+    return undefined;
+  }
+  return runEvaluation(svc, scan.skills, `library (${scan.skills.length} skills)`, opts);
+}
+
+async function compareModels(svc: Services, models?: unknown, taskSet?: unknown) {
+  if (!(await requireTrust())) return undefined;
+  const ws = vscode.workspace.workspaceFolders?.[0];
+  const roots = ws ? findSkillRoots(ws.uri.fsPath, svc.config.get().skillFolders) : [];
+  const scan = await scanSkills(roots);
+  if (scan.skills.length === 0) {
+    await needs("Compare Models… evaluates the workspace's skill library, and none was found.", "Open Settings", () =>
+      vscode.commands.executeCommand("workbench.action.openSettings", "skillFollowing.skillFolders"),
+    );
+    return undefined;
+  }
+  const names = Array.isArray(models) ? models.map(String) : await pickModels(svc, true);
+  if (!names || names.length === 0) return undefined;
+  const file = typeof taskSet === "string" ? taskSet : await pickTaskSet(svc);
+  if (!file) return undefined;
+  const runFiles: string[] = [];
+  for (const model of names) {
+    const out = await runEvaluation(svc, scan.skills, `library on ${model}`, { taskSet: file, model, background: true });
+    if (!out || out.cancelled) return undefined;
+    runFiles.push(out.runFile);
+  }
+  await svc.reports.open(runFiles);
+  return runFiles;
+}
+
+async function openReport(svc: Services, files?: unknown) {
+  let runFiles = Array.isArray(files) ? files.map(String) : typeof files === "string" ? [files] : undefined;
+  if (!runFiles) {
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      openLabel: "Open Report",
+      defaultUri: vscode.Uri.file(path.join(svc.dataDir, "runs")),
+      filters: { "Run files": ["jsonl"] },
+    });
+    runFiles = picked?.map((u) => u.fsPath);
+  }
+  if (!runFiles || runFiles.length === 0) return undefined;
+  return svc.reports.open(runFiles);
+}
+
+async function downloadTaskSetCommand(svc: Services, name?: unknown) {
+  let chosen = typeof name === "string" ? name : undefined;
+  if (!chosen) {
+    const items = [
+      ...TASK_SET_CATALOG.map((e) => ({ label: e.title, description: `${e.records} tasks · ${e.kind}`, detail: `${e.url} · ${e.license}`, name: e.name as string })),
+      { label: "$(folder-opened) Use a local file instead…", name: "local" },
+    ];
+    chosen = (await vscode.window.showQuickPick(items, { title: "Download a task set (sha256-checked, cached)", ignoreFocusOut: true }))?.name;
+  }
+  if (!chosen) return undefined;
+  if (chosen === "local") {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { "Task sets": ["jsonl", "gz", "json"] } });
+    const file = picked?.[0]?.fsPath;
+    if (file) await rememberTaskSet(svc, file);
+    return file;
+  }
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Downloading ${chosen}`, cancellable: true },
+    (_p, token) => {
+      const controller = new AbortController();
+      token.onCancellationRequested(() => controller.abort());
+      return downloadTaskSet(chosen as TaskSetName, { cacheDir: taskSetCacheDir(svc), logger: svc.logger, signal: controller.signal });
+    },
+  );
+  await rememberTaskSet(svc, result.file);
+  void vscode.window.showInformationMessage(`${chosen} ${result.cached ? "was already downloaded" : "downloaded"} (sha256 ${result.sha256.slice(0, 12)}…).`);
+  return result.file;
+}
+
+async function setApiKey(svc: Services, value?: unknown) {
+  const key =
+    typeof value === "string"
+      ? value
+      : await vscode.window.showInputBox({
+          title: "API key for the OpenAI-compatible endpoint",
+          prompt: `Stored in VS Code's secret storage, used for ${svc.config.get().baseUrl}. Leave empty to remove the stored key.`,
+          password: true,
+          ignoreFocusOut: true,
+        });
+  if (key === undefined) return false;
+  if (key.trim() === "") {
+    await svc.secrets.deleteApiKey();
+    void vscode.window.showInformationMessage("API key removed.");
+    return true;
+  }
+  await svc.secrets.setApiKey(key.trim());
+  void vscode.window.showInformationMessage("API key saved in secret storage.");
+  return true;
+}
+
+async function exportReport(svc: Services, format?: unknown, target?: unknown) {
+  const panel = svc.reports.active ?? svc.reports.all()[0];
+  const view = panel?.current;
+  if (!panel || !view) {
+    await needs("Open a report first.", "Open Report…", () => vscode.commands.executeCommand(COMMANDS.openReport.id));
+    return undefined;
+  }
+  const formats: ExportFormat[] = ["html", "csv", "json", "markdown"];
+  const fmt = formats.includes(format as ExportFormat)
+    ? (format as ExportFormat)
+    : ((await vscode.window.showQuickPick(formats, { title: "Export format" })) as ExportFormat | undefined);
+  if (!fmt) return undefined;
+  const base = path.basename(panel.runFiles[0] ?? "report", ".jsonl");
+  const uri =
+    typeof target === "string"
+      ? vscode.Uri.file(target)
+      : await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(svc.dataDir, "reports", `${base}.${EXPORT_EXTENSIONS[fmt]}`)) });
+  if (!uri) return undefined;
+  await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(uri.fsPath)));
+  await writeFile(uri.fsPath, renderExport(view, fmt), "utf8");
+  void vscode.window.showInformationMessage(`Report exported to ${vscode.workspace.asRelativePath(uri)}.`);
+  return uri.fsPath;
+}
+
+async function showHarmedTasks(svc: Services, uri?: unknown) {
+  const file = uri instanceof vscode.Uri ? uri.fsPath : vscode.window.activeTextEditor?.document.uri.fsPath;
+  const result = file ? svc.results.get(file) : undefined;
+  if (!result) {
+    await needs("This skill has not been evaluated yet.", "Evaluate This Skill", () => vscode.commands.executeCommand(COMMANDS.evaluateSkill.id, uri));
+    return undefined;
+  }
+  return svc.reports.open([result.runFile], { v: 1, type: "focus", section: "harmed" });
+}
+
+export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
+  evaluateSkill: (svc, uri, opts) => evaluateSkill(svc, uri, (opts ?? {}) as EvaluateOptions),
+  evaluateLibrary: (svc, folder, opts) => evaluateLibrary(svc, folder, (opts ?? {}) as EvaluateOptions),
+  compareModels: (svc, models, taskSet) => compareModels(svc, models, taskSet),
+  openReport: (svc, files) => openReport(svc, files),
+  downloadTaskSet: (svc, name) => downloadTaskSetCommand(svc, name),
+  setApiKey: (svc, value) => setApiKey(svc, value),
+  cancelEvaluation: async (svc) => {
+    if (svc.runner.cancel()) return true;
+    void vscode.window.showInformationMessage("No evaluation is running.");
+    return false;
+  },
+  exportReport: (svc, format, target) => exportReport(svc, format, target),
+  showLog: async (svc) => svc.logger.show(),
+  openTaskComparison: (_svc, runFile, taskId, sample) => openTaskComparison(String(runFile), String(taskId), Number(sample ?? 0)),
+  showHarmedTasks: (svc, uri) => showHarmedTasks(svc, uri),
+};
+
+export function registerCommands(svc: Services): vscode.Disposable[] {
+  return (Object.keys(COMMANDS) as CommandKey[]).map((key) =>
+    vscode.commands.registerCommand(COMMANDS[key].id, async (...args: unknown[]) => {
+      try {
+        return await COMMAND_HANDLERS[key](svc, ...args);
+      } catch (err) {
+        await showError(err, svc.logger);
+        return undefined;
+      }
+    }),
+  );
+}

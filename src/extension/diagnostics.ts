@@ -1,0 +1,133 @@
+import * as vscode from "vscode";
+import { lintSkillText } from "../core/skills/index.js";
+import { skillContentHash } from "../core/skills/hash.js";
+import type { Finding } from "../core/skills/types.js";
+import { COMMANDS } from "./command-ids.js";
+import type { ConfigFacade } from "./config.js";
+import type { SkillResult } from "./report-view-model.js";
+import type { ResultsStore } from "./results-store.js";
+import { frontmatterRange, isSkillDocument } from "./skill-documents.js";
+import { interval, signed } from "../shared/format.js";
+
+/**
+ * One DiagnosticCollection for SKILL.md files: the core's format findings (debounced while typing) plus the verdict
+ * of the last evaluation on the frontmatter. Findings are plain data from the core; this is the one mapper to
+ * vscode.Diagnostic.
+ */
+export const DIAGNOSTIC_SOURCE = "Skill Following";
+
+const SEVERITY: Record<Finding["severity"], vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  info: vscode.DiagnosticSeverity.Information,
+};
+
+export function toDiagnostic(f: Finding, doc: vscode.TextDocument): vscode.Diagnostic {
+  const line = Math.min(Math.max(f.line - 1, 0), Math.max(doc.lineCount - 1, 0));
+  const startCol = Math.max(f.column - 1, 0);
+  const endLine = f.endLine !== undefined ? Math.min(f.endLine - 1, doc.lineCount - 1) : line;
+  const endCol = f.endColumn !== undefined ? f.endColumn - 1 : doc.lineAt(endLine).text.length;
+  const range = new vscode.Range(line, startCol, endLine, Math.max(endLine === line ? startCol : 0, endCol));
+  const d = new vscode.Diagnostic(range, f.message, SEVERITY[f.severity]);
+  d.code = f.code;
+  d.source = DIAGNOSTIC_SOURCE;
+  return d;
+}
+
+export const VERDICT_CODES = { harmful: "evaluation-harmful", harms: "evaluation-harms", helps: "evaluation-helps" } as const;
+
+/** The evaluation verdict as a diagnostic, or undefined when the skill neither harmed nor rescued more. */
+export function verdictDiagnostic(result: SkillResult, doc: vscode.TextDocument): vscode.Diagnostic | undefined {
+  const stale = skillContentHash(doc.getText()) !== result.contentHash;
+  const numbers = `RAE ${signed(result.rae)} ${interval(result.low, result.high)}, n = ${result.n}${result.pHolm === null ? "" : `, Holm p = ${result.pHolm.toFixed(3)}`}`;
+  const where = `on ${result.taskSet} with ${result.model}${stale ? " (stale: the skill changed since; re-evaluate)" : ""}`;
+  let d: vscode.Diagnostic;
+  if (result.harmed > result.rescued) {
+    const harmful = result.flag === "harmful";
+    d = new vscode.Diagnostic(
+      frontmatterRange(doc),
+      `${harmful ? "Significantly harmful after Holm correction: t" : "T"}his skill harmed ${result.harmed} tasks and rescued ${result.rescued} where it was retrieved (${numbers}) ${where}.`,
+      harmful ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
+    );
+    d.code = harmful ? VERDICT_CODES.harmful : VERDICT_CODES.harms;
+  } else if (result.rescued > result.harmed) {
+    d = new vscode.Diagnostic(
+      frontmatterRange(doc),
+      `This skill rescued ${result.rescued} tasks and harmed ${result.harmed} where it was retrieved (${numbers}) ${where}.`,
+      vscode.DiagnosticSeverity.Information,
+    );
+    d.code = VERDICT_CODES.helps;
+  } else {
+    return undefined;
+  }
+  d.source = DIAGNOSTIC_SOURCE;
+  return d;
+}
+
+export class SkillDiagnostics implements vscode.Disposable {
+  readonly collection = vscode.languages.createDiagnosticCollection("skill-following");
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly disposables: vscode.Disposable[] = [this.collection];
+
+  constructor(
+    private readonly results: ResultsStore,
+    private readonly config: ConfigFacade,
+  ) {
+    vscode.workspace.onDidOpenTextDocument((d) => this.update(d), this, this.disposables);
+    vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document), this, this.disposables);
+    vscode.workspace.onDidSaveTextDocument((d) => this.update(d), this, this.disposables);
+    vscode.workspace.onDidCloseTextDocument((d) => this.collection.delete(d.uri), this, this.disposables);
+    results.onDidChange(() => this.updateAll(), this, this.disposables);
+    this.updateAll();
+  }
+
+  private updateAll(): void {
+    for (const d of vscode.workspace.textDocuments) this.update(d);
+  }
+
+  private schedule(doc: vscode.TextDocument): void {
+    if (!isSkillDocument(doc)) return;
+    const key = doc.uri.toString();
+    clearTimeout(this.timers.get(key));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        this.update(doc);
+      }, this.config.get().lintDelayMs),
+    );
+  }
+
+  update(doc: vscode.TextDocument): void {
+    if (!isSkillDocument(doc) || doc.isClosed) return;
+    const diagnostics = lintSkillText(doc.uri.fsPath, doc.getText()).map((f) => toDiagnostic(f, doc));
+    const result = this.results.get(doc.uri.fsPath);
+    const verdict = result ? verdictDiagnostic(result, doc) : undefined;
+    if (verdict) diagnostics.unshift(verdict);
+    this.collection.set(doc.uri, diagnostics);
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+/** Quick fixes on a verdict: open the harmed tasks; re-evaluate. */
+export class VerdictCodeActions implements vscode.CodeActionProvider {
+  static readonly kinds = [vscode.CodeActionKind.QuickFix];
+
+  provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+    const codes: string[] = Object.values(VERDICT_CODES);
+    const verdicts = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && codes.includes(String(d.code)));
+    if (verdicts.length === 0) return [];
+    const show = new vscode.CodeAction("Show the harmed tasks", vscode.CodeActionKind.QuickFix);
+    show.command = { command: COMMANDS.showHarmedTasks.id, title: "Show the harmed tasks", arguments: [doc.uri] };
+    show.diagnostics = verdicts;
+    show.isPreferred = true;
+    const again = new vscode.CodeAction("Re-evaluate this skill", vscode.CodeActionKind.QuickFix);
+    again.command = { command: COMMANDS.evaluateSkill.id, title: "Re-evaluate this skill", arguments: [doc.uri] };
+    again.diagnostics = verdicts;
+    return [show, again];
+  }
+}

@@ -1,0 +1,144 @@
+import * as vscode from "vscode";
+import path from "node:path";
+import { readSkillFile } from "../core/skills/index.js";
+import type { Skill } from "../core/skills/types.js";
+import { loadTaskSet } from "../core/tasks/index.js";
+import { sha256Hex } from "../core/skills/hash.js";
+import { COMMANDS } from "./command-ids.js";
+import { needs } from "./errors-ui.js";
+import { runFileName } from "./evaluation.js";
+import { resolveClient } from "./models/client.js";
+import { pickModels, pickTaskSet, rememberModel, rememberTaskSet } from "./pickers.js";
+import { buildReportView, skillResults } from "./report-view-model.js";
+import type { Services } from "./services.js";
+import { isSkillDocument } from "./skill-documents.js";
+import { existsSync } from "node:fs";
+import type { ReportView } from "../shared/report-view.js";
+
+/** Options a caller (CodeLens, evaluate-on-save, tests, Compare Models) may fix so no picker is shown. */
+export interface EvaluateOptions {
+  taskSet?: string;
+  model?: string;
+  /** Do not open or reveal the report panel (evaluate-on-save refreshes open panels instead). */
+  background?: boolean;
+}
+
+export interface EvaluateOutcome {
+  runFile: string;
+  cancelled: boolean;
+  view?: ReportView;
+}
+
+export async function requireTrust(): Promise<boolean> {
+  if (vscode.workspace.isTrusted) return true;
+  await needs("Evaluations run model-generated code, so they need a trusted workspace.", "Manage Workspace Trust", () =>
+    vscode.commands.executeCommand("workbench.trust.manage"),
+  );
+  return false;
+}
+
+/** Evaluates `skills` as the library on one task set with one model; returns the run file (undefined if the user backed out). */
+export async function runEvaluation(svc: Services, skills: Skill[], label: string, opts: EvaluateOptions = {}): Promise<EvaluateOutcome | undefined> {
+  if (!(await requireTrust())) return undefined;
+  if (svc.runner.running) {
+    await needs("An evaluation is already running.", "Cancel It", () => vscode.commands.executeCommand(COMMANDS.cancelEvaluation.id));
+    return undefined;
+  }
+  const taskSetFile = opts.taskSet ?? (await pickTaskSet(svc));
+  if (!taskSetFile) return undefined;
+  const modelName = opts.model ?? (await pickModels(svc, false))?.[0];
+  if (!modelName) return undefined;
+  if (opts.taskSet) await rememberTaskSet(svc, opts.taskSet);
+  if (opts.model) await rememberModel(svc, opts.model);
+
+  const cfg = svc.config.get();
+  const { client, modelName: resolvedModel, baseUrl } = await resolveClient(svc, modelName);
+  const taskSet = await loadTaskSet(taskSetFile, cfg.taskLimit !== undefined ? { limit: cfg.taskLimit } : {});
+  for (const issue of taskSet.issues.slice(0, 20)) svc.logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
+  if (taskSet.issues.length > 20) svc.logger.warn(`… and ${taskSet.issues.length - 20} more problems in ${taskSetFile}`);
+
+  // A cancelled evaluation with the same inputs is resumed rather than started over.
+  const configKey = sha256Hex(
+    JSON.stringify([skills.map((s) => `${s.name}:${s.contentHash}`).sort(), taskSet.hash, resolvedModel, baseUrl, cfg.retrievalMode, cfg.design, cfg.samples, cfg.temperature, cfg.seed, cfg.taskLimit]),
+  );
+  const pending = svc.results.incompleteRun(configKey);
+  const resume = pending !== undefined && existsSync(pending);
+  const runFile = resume ? pending : path.join(svc.dataDir, "runs", runFileName(label, taskSet.name, resolvedModel));
+  svc.logger.info(`${resume ? "resuming" : "starting"} evaluation of ${label} on ${taskSet.name} (${taskSet.tasks.length} tasks) with ${resolvedModel} → ${runFile}`);
+
+  const outcome = await svc.runner.run({
+    skills,
+    taskSet,
+    client,
+    modelName: resolvedModel,
+    ...(baseUrl ? { baseUrl } : {}),
+    config: cfg,
+    label,
+    runFile,
+    resume,
+  });
+  if (outcome.cancelled) {
+    await svc.results.setIncompleteRun(configKey, runFile);
+    const done = outcome.result?.records.length;
+    void vscode.window
+      .showInformationMessage(`Evaluation of ${label} cancelled${done !== undefined ? ` after ${done} runs` : ""}. Finished runs are kept; evaluating again resumes.`, "Open Report")
+      .then((pick) => (pick ? svc.reports.open([runFile]) : undefined));
+    return { runFile, cancelled: true };
+  }
+  await svc.results.setIncompleteRun(configKey, undefined);
+  if (outcome.result && outcome.result.failedRuns > 0) {
+    void vscode.window.showWarningMessage(`${outcome.result.failedRuns} runs failed (${outcome.result.lastError ?? "model errors"}); evaluating again retries them.`, "Show Log").then((p) => {
+      if (p) svc.logger.show();
+    });
+  }
+  svc.runs.forget(runFile);
+  const run = await svc.runs.load(runFile);
+  const view = buildReportView([run], cfg.alpha);
+  await svc.results.set(skillResults(run, view));
+  if (opts.background) await svc.reports.refreshRun(runFile);
+  else await svc.reports.open([runFile]);
+  return { runFile, cancelled: false, view };
+}
+
+function targetUri(uri: unknown): vscode.Uri | undefined {
+  if (uri instanceof vscode.Uri) return uri;
+  const doc = vscode.window.activeTextEditor?.document;
+  return doc && isSkillDocument(doc) ? doc.uri : undefined;
+}
+
+export async function evaluateSkill(svc: Services, uriArg?: unknown, opts: EvaluateOptions = {}): Promise<EvaluateOutcome | undefined> {
+  const uri = targetUri(uriArg);
+  if (!uri || path.basename(uri.fsPath) !== "SKILL.md") {
+    await needs("Open a SKILL.md to evaluate it.", "Open a SKILL.md", () => vscode.commands.executeCommand("workbench.action.quickOpen", "SKILL.md"));
+    return undefined;
+  }
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open?.isDirty) await open.save();
+  const { skill, findings } = await readSkillFile(uri.fsPath);
+  if (!skill) {
+    const first = findings.find((f) => f.severity === "error") ?? findings[0];
+    await needs(`${path.basename(path.dirname(uri.fsPath))}/SKILL.md cannot be evaluated: ${first?.message ?? "it does not parse"} (line ${first?.line ?? 1}).`, "Show Problems", () =>
+      vscode.commands.executeCommand("workbench.actions.view.problems"),
+    );
+    return undefined;
+  }
+  const last = svc.results.get(uri.fsPath);
+  // Re-evaluating from the CodeLens or a quick fix reuses the last task set and model: one click, no pickers.
+  const reuse = last && uriArg instanceof vscode.Uri ? { taskSet: last.taskSetFile, model: last.model } : {};
+  return runEvaluation(svc, [skill], skill.name, { ...reuse, ...opts });
+}
+
+/** With skillFollowing.evaluateOnSave, saving an evaluated SKILL.md re-evaluates it (cache makes it incremental). */
+export function registerEvaluateOnSave(svc: Services): vscode.Disposable {
+  return vscode.workspace.onDidSaveTextDocument(async (doc) => {
+    if (!isSkillDocument(doc) || !svc.config.get().evaluateOnSave || svc.runner.running) return;
+    const last = svc.results.get(doc.uri.fsPath);
+    if (!last) return;
+    svc.logger.info(`${doc.uri.fsPath} saved: re-evaluating (only changed model calls are re-issued)`);
+    try {
+      await evaluateSkill(svc, doc.uri, { taskSet: last.taskSetFile, model: last.model, background: true });
+    } catch (err) {
+      svc.logger.error(err instanceof Error ? err : String(err));
+    }
+  });
+}

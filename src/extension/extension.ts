@@ -1,0 +1,79 @@
+import * as vscode from "vscode";
+import path from "node:path";
+import { COMMANDS, REPORT_VIEW_TYPE } from "./command-ids.js";
+import { registerCommands } from "./commands.js";
+import { createConfig } from "./config.js";
+import { SkillDiagnostics, VerdictCodeActions } from "./diagnostics.js";
+import { SkillCodeLenses } from "./codelens.js";
+import { registerEvaluateOnSave } from "./evaluate-flow.js";
+import { EvaluationRunner, workspaceDataDir } from "./evaluation.js";
+import { createLogger } from "./logger.js";
+import { ReportPanels, type ReportHost } from "./report-panel.js";
+import { buildReportView } from "./report-view-model.js";
+import { ResultsStore } from "./results-store.js";
+import { RunFiles } from "./run-files.js";
+import { createSecrets } from "./secrets.js";
+import type { Services } from "./services.js";
+import { openTaskComparison, registerTranscripts } from "./transcripts.js";
+
+/**
+ * The composition root: build the services once, then one register call per feature, each returning disposables
+ * owned by the extension. An activation failure is shown to the user, then rethrown so VS Code records it too.
+ * The returned API exists for the integration tests (state the UI shows, without scraping it).
+ */
+export interface SkillFollowingApi {
+  readonly services: Services;
+}
+
+export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollowingApi> {
+  const logger = createLogger("Skill Following");
+  ext.subscriptions.push(logger);
+  try {
+    const config = createConfig(logger);
+    const secrets = createSecrets(ext.secrets, logger);
+    const results = new ResultsStore(ext.workspaceState);
+    const runs = new RunFiles();
+    const dataDir = workspaceDataDir(vscode.workspace.workspaceFolders?.[0], ext.globalStorageUri);
+    const runner = new EvaluationRunner(logger, path.join(ext.extensionUri.fsPath, "dist"), path.join(dataDir, "cache"));
+    const host: ReportHost = {
+      load: async (files) => buildReportView(await Promise.all(files.map((f) => runs.load(f))), config.get().alpha),
+      openTask: (runFile, taskId, sample) => openTaskComparison(runFile, taskId, sample),
+      exportReport: async (_panel, format) => {
+        await vscode.commands.executeCommand(COMMANDS.exportReport.id, format);
+      },
+    };
+    const reports = new ReportPanels(ext.extensionUri, host, logger);
+    const diagnostics = new SkillDiagnostics(results, config);
+    const svc: Services = { ext, logger, config, secrets, results, runs, runner, reports, diagnostics, dataDir };
+    const lenses = new SkillCodeLenses(results);
+    const skillSelector: vscode.DocumentSelector = { scheme: "file", pattern: "**/SKILL.md" };
+
+    ext.subscriptions.push(
+      config,
+      secrets,
+      results,
+      runner,
+      reports,
+      diagnostics,
+      lenses,
+      ...registerCommands(svc),
+      registerTranscripts(runs),
+      vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
+      vscode.languages.registerCodeLensProvider(skillSelector, lenses),
+      vscode.languages.registerCodeActionsProvider(skillSelector, new VerdictCodeActions(), { providedCodeActionKinds: VerdictCodeActions.kinds }),
+      registerEvaluateOnSave(svc),
+    );
+    void vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
+    logger.info(`activated (VS Code ${vscode.version}, workspace data in ${dataDir}, trusted: ${vscode.workspace.isTrusted})`);
+    return { services: svc };
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    logger.error(e);
+    void vscode.window.showErrorMessage(`Skill Following failed to start: ${e.message}`);
+    throw e;
+  }
+}
+
+export function deactivate(): void {
+  // Everything is owned by ext.subscriptions and disposed by VS Code.
+}

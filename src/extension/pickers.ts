@@ -1,0 +1,99 @@
+import * as vscode from "vscode";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { TASK_SET_CATALOG } from "../core/tasks/download.js";
+import { COMMANDS } from "./command-ids.js";
+import type { Services } from "./services.js";
+
+/** Task-set and model pickers. Both remember the last choice (globalState) and offer it first. */
+const LAST_TASK_SET = "skillFollowing.lastTaskSet";
+const LAST_MODEL = "skillFollowing.lastModel";
+
+export function taskSetCacheDir(svc: Services): string {
+  return path.join(svc.ext.globalStorageUri.fsPath, "task-sets");
+}
+
+export async function rememberTaskSet(svc: Services, file: string): Promise<void> {
+  await svc.ext.globalState.update(LAST_TASK_SET, file);
+}
+
+interface FileItem extends vscode.QuickPickItem {
+  file?: string;
+  action?: "browse" | "download";
+}
+
+export async function pickTaskSet(svc: Services): Promise<string | undefined> {
+  const last = svc.ext.globalState.get<string>(LAST_TASK_SET);
+  const items: FileItem[] = [];
+  const seen = new Set<string>();
+  const add = (file: string, label: string, description: string) => {
+    if (seen.has(file) || !existsSync(file)) return;
+    seen.add(file);
+    items.push({ label, description, detail: file, file });
+  };
+  if (last) add(last, path.basename(last), "last used");
+  for (const e of TASK_SET_CATALOG) add(path.join(taskSetCacheDir(svc), e.name, e.fileName), e.title, `downloaded · ${e.records} tasks`);
+  const found = await vscode.workspace.findFiles("**/*.{jsonl,jsonl.gz}", "**/{node_modules,.skill-following,.git}/**", 50);
+  for (const uri of found) add(uri.fsPath, path.basename(uri.fsPath), vscode.workspace.asRelativePath(uri));
+  items.push({ label: "$(cloud-download) Download a public task set…", action: "download" }, { label: "$(folder-opened) Browse for a task file…", action: "browse" });
+  const choice = await vscode.window.showQuickPick(items, { title: "Task set", placeHolder: "Pick the tasks to evaluate on", matchOnDetail: true, ignoreFocusOut: true });
+  if (!choice) return undefined;
+  let file = choice.file;
+  if (choice.action === "download") file = await vscode.commands.executeCommand<string | undefined>(COMMANDS.downloadTaskSet.id);
+  if (choice.action === "browse") {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: "Use task set", filters: { "Task sets": ["jsonl", "gz", "json"] } });
+    file = picked?.[0]?.fsPath;
+  }
+  if (file) await rememberTaskSet(svc, file);
+  return file;
+}
+
+export async function rememberModel(svc: Services, model: string): Promise<void> {
+  await svc.ext.globalState.update(LAST_MODEL, model);
+}
+
+async function lmModelItems(): Promise<vscode.QuickPickItem[]> {
+  try {
+    const models = await vscode.lm.selectChatModels();
+    return models.map((m) => ({ label: m.id, description: `${m.vendor} · ${m.family}`, detail: m.name }));
+  } catch {
+    return [];
+  }
+}
+
+/** One model, or several when `many` (Compare Models…). */
+export async function pickModels(svc: Services, many: boolean): Promise<string[] | undefined> {
+  const cfg = svc.config.get();
+  const last = svc.ext.globalState.get<string>(LAST_MODEL);
+  let items: vscode.QuickPickItem[];
+  if (cfg.modelProvider === "vscode-lm") {
+    items = await lmModelItems();
+    if (items.length === 0) {
+      const open = "Open Settings";
+      const pick = await vscode.window.showWarningMessage(
+        "No VS Code language model is available. Install and sign in to a provider (e.g. GitHub Copilot), or use an OpenAI-compatible endpoint.",
+        open,
+      );
+      if (pick === open) await vscode.commands.executeCommand("workbench.action.openSettings", "skillFollowing.modelProvider");
+      return undefined;
+    }
+  } else {
+    const names = [...new Set([last, cfg.model, ...cfg.models].filter((m): m is string => !!m))];
+    items = names.map((n) => ({ label: n, description: n === last ? "last used" : n === cfg.model ? "skillFollowing.model" : cfg.baseUrl }));
+    items.push({ label: "$(edit) Other model…", description: "type a model name" });
+  }
+  if (last) items.sort((a, b) => Number(b.label === last) - Number(a.label === last));
+  const picked = many
+    ? await vscode.window.showQuickPick(items, { title: "Models to compare", canPickMany: true, ignoreFocusOut: true })
+    : await vscode.window.showQuickPick(items, { title: "Model", placeHolder: cfg.modelProvider === "vscode-lm" ? "VS Code language model" : cfg.baseUrl, ignoreFocusOut: true }).then((p) => (p ? [p] : undefined));
+  if (!picked || picked.length === 0) return undefined;
+  const out: string[] = [];
+  for (const p of picked) {
+    if (p.label.startsWith("$(edit)")) {
+      const typed = await vscode.window.showInputBox({ title: "Model name", prompt: `Model name at ${cfg.baseUrl}`, ignoreFocusOut: true });
+      if (typed?.trim()) out.push(typed.trim());
+    } else out.push(p.label);
+  }
+  if (out.length === 1) await rememberModel(svc, out[0]!);
+  return out.length ? out : undefined;
+}

@@ -1,0 +1,211 @@
+import * as vscode from "vscode";
+import { randomBytes } from "node:crypto";
+import { REPORT_VIEW_TYPE } from "./command-ids.js";
+import { HostMessageSchema, PROTOCOL_VERSION, WebviewMessageSchema, WebviewStateSchema, type HostMessage, type WebviewMessage } from "../shared/protocol.js";
+import type { ReportView } from "../shared/report-view.js";
+import type { ExtensionLogger } from "./logger.js";
+
+/**
+ * Report panels: one per run (or set of runs), restored after a reload by a WebviewPanelSerializer. The page is
+ * locked down (CSP `default-src 'none'`, scripts only by a fresh crypto nonce, no eval, resources only from
+ * dist/webview and media) and receives data only through the typed protocol in src/shared/protocol.ts.
+ */
+export interface ReportHost {
+  /** Builds the report of these run files (re-read from disk). */
+  load(runFiles: string[]): Promise<ReportView>;
+  openTask(runFile: string, taskId: string, sample: number): Promise<void>;
+  exportReport(panel: ReportPanel, format: "html" | "csv" | "json" | "markdown"): Promise<void>;
+}
+
+export class ReportPanel implements vscode.Disposable {
+  private report: ReportView | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly renderedEmitter = new vscode.EventEmitter<Extract<WebviewMessage, { type: "rendered" }>>();
+  /** Fires when the webview reports it rendered a report (tests and the e2e wait on this). */
+  readonly onDidRender = this.renderedEmitter.event;
+  lastRendered: Extract<WebviewMessage, { type: "rendered" }> | undefined;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly runFiles: string[],
+    private readonly host: ReportHost,
+    private readonly logger: ExtensionLogger,
+    onDispose: () => void,
+  ) {
+    panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), this, this.disposables);
+    panel.onDidDispose(
+      () => {
+        onDispose();
+        this.dispose();
+      },
+      this,
+      this.disposables,
+    );
+  }
+
+  get current(): ReportView | undefined {
+    return this.report;
+  }
+
+  async refresh(): Promise<void> {
+    this.report = await this.host.load(this.runFiles);
+    this.panel.title = `Report: ${this.report.title}`;
+    this.post({ v: PROTOCOL_VERSION, type: "report", report: this.report });
+  }
+
+  post(message: HostMessage): void {
+    // Validate on the way out too: a bad report is a host bug and must not reach the page half-formed.
+    const checked = HostMessageSchema.parse(message);
+    void this.panel.webview.postMessage(checked);
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = WebviewMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.logger.warn(`ignored a malformed message from the report webview: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      return;
+    }
+    const msg = parsed.data;
+    switch (msg.type) {
+      case "ready":
+        if (this.report) this.post({ v: PROTOCOL_VERSION, type: "report", report: this.report });
+        else void this.refresh().catch((err: unknown) => this.logger.error(err instanceof Error ? err : String(err)));
+        break;
+      case "openTask":
+        if (!this.runFiles.includes(msg.runFile)) {
+          this.logger.warn(`report asked for a task of a run it does not show: ${msg.runFile}`);
+          return;
+        }
+        void this.host.openTask(msg.runFile, msg.taskId, msg.sample);
+        break;
+      case "export":
+        void this.host.exportReport(this, msg.format);
+        break;
+      case "rendered":
+        this.lastRendered = msg;
+        this.logger.debug(`report rendered in ${msg.ms.toFixed(1)} ms (${msg.skills} skills, ${msg.harmed} harmed, ${msg.rescued} rescued)`);
+        this.renderedEmitter.fire(msg);
+        break;
+      case "error":
+        this.logger.warn(`report webview: ${msg.message}`);
+        break;
+    }
+  }
+
+  dispose(): void {
+    this.renderedEmitter.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const nonce = randomBytes(18).toString("base64");
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", "main.js"));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "report.css"));
+  const csp = [
+    "default-src 'none'",
+    `img-src ${webview.cspSource} data:`,
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>Skill Following report</title>
+</head>
+<body>
+<div id="app"><p id="loading">Loading report…</p></div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+}
+
+export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSerializer {
+  private readonly panels = new Map<string, ReportPanel>();
+  private readonly openedEmitter = new vscode.EventEmitter<ReportPanel>();
+  readonly onDidOpen = this.openedEmitter.event;
+  private activePanel: ReportPanel | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly host: ReportHost,
+    private readonly logger: ExtensionLogger,
+  ) {}
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist", "webview"), vscode.Uri.joinPath(this.extensionUri, "media")],
+    };
+  }
+
+  /** The panel the user looked at last (for Export Report from the palette). */
+  get active(): ReportPanel | undefined {
+    return this.activePanel;
+  }
+
+  all(): ReportPanel[] {
+    return [...this.panels.values()];
+  }
+
+  private attach(panel: vscode.WebviewPanel, runFiles: string[]): ReportPanel {
+    const key = runFiles.join("\n");
+    panel.webview.options = this.options();
+    panel.webview.html = webviewHtml(panel.webview, this.extensionUri);
+    const rp = new ReportPanel(panel, runFiles, this.host, this.logger, () => {
+      if (this.panels.get(key) === rp) this.panels.delete(key);
+      if (this.activePanel === rp) this.activePanel = undefined;
+      void vscode.commands.executeCommand("setContext", "skillFollowing.reportActive", this.panels.size > 0);
+    });
+    panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.active) this.activePanel = rp;
+    });
+    this.panels.set(key, rp);
+    this.activePanel = rp;
+    void vscode.commands.executeCommand("setContext", "skillFollowing.reportActive", true);
+    this.openedEmitter.fire(rp);
+    return rp;
+  }
+
+  async open(runFiles: string[], focus?: HostMessage & { type: "focus" }): Promise<ReportPanel> {
+    const key = runFiles.join("\n");
+    let rp = this.panels.get(key);
+    if (rp) {
+      rp.panel.reveal(vscode.ViewColumn.Active);
+    } else {
+      const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, "Skill Following report", vscode.ViewColumn.Active, this.options());
+      rp = this.attach(panel, runFiles);
+    }
+    await rp.refresh();
+    if (focus) rp.post(focus);
+    return rp;
+  }
+
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const parsed = WebviewStateSchema.safeParse(state);
+    if (!parsed.success || parsed.data.runFiles.length === 0) {
+      panel.dispose();
+      return;
+    }
+    const rp = this.attach(panel, parsed.data.runFiles);
+    await rp.refresh().catch((err: unknown) => {
+      this.logger.warn(`could not restore report ${parsed.data.runFiles.join(", ")}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  }
+
+  /** Re-renders every open panel that shows this run file (after a re-evaluation appended to it). */
+  async refreshRun(runFile: string): Promise<void> {
+    await Promise.all(this.all().filter((p) => p.runFiles.includes(runFile)).map((p) => p.refresh()));
+  }
+
+  dispose(): void {
+    for (const p of this.panels.values()) p.panel.dispose();
+    this.openedEmitter.dispose();
+  }
+}

@@ -1,0 +1,24 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { readRunFile } from "../core/runs/store.js";
+import type { LoadedRun } from "./report-view-model.js";
+
+/** Reads run files, re-reading only when a file changed (size or mtime), so reopening a report is cheap. */
+export class RunFiles {
+  private readonly cache = new Map<string, { key: string; run: LoadedRun }>();
+
+  async load(file: string): Promise<LoadedRun> {
+    const abs = path.resolve(file);
+    const s = await stat(abs);
+    const key = `${s.size}:${s.mtimeMs}`;
+    const hit = this.cache.get(abs);
+    if (hit && hit.key === key) return hit.run;
+    const run: LoadedRun = { file: abs, ...(await readRunFile(abs)) };
+    this.cache.set(abs, { key, run });
+    return run;
+  }
+
+  forget(file: string): void {
+    this.cache.delete(path.resolve(file));
+  }
+}
