@@ -1,0 +1,52 @@
+/** Drives the real engine (evaluate + OpenAI client + cache + grader) against a scripted server, for benchmarks. */
+import path from "node:path";
+import { createGrader } from "../src/core/grading/index.js";
+import { createCachedClient } from "../src/core/models/cache.js";
+import { createOpenAIClient } from "../src/core/models/openai-client.js";
+import { evaluate, type EvaluationResult } from "../src/core/runs/evaluate.js";
+import type { RetrievalMode } from "../src/core/runs/types.js";
+import { scanSkills } from "../src/core/skills/index.js";
+import type { TaskSet } from "../src/core/tasks/schema.js";
+
+export const BENCH_KEY = "sk-bench-not-a-real-key";
+
+export interface EngineRun {
+  baseUrl: string;
+  skillsDir: string;
+  taskSet: TaskSet;
+  runFile: string;
+  /** Response cache folder; absent = no cache (every call goes to the server). */
+  cacheDir?: string;
+  design?: "paired" | "rae-only";
+  mode?: RetrievalMode;
+  concurrency: number;
+}
+
+export async function runEngine(options: EngineRun): Promise<EvaluationResult> {
+  const scan = await scanSkills([options.skillsDir]);
+  const problems = scan.findings.filter((f) => f.severity === "error");
+  if (problems.length) throw new Error(`bench skills: ${problems.map((f) => f.message).join("; ")}`);
+  const inner = createOpenAIClient({ baseURL: options.baseUrl, apiKey: BENCH_KEY, model: "scripted-model", timeoutMs: 60_000 });
+  const client = options.cacheDir ? createCachedClient(inner, { dir: path.join(options.cacheDir, "responses") }) : inner;
+  const grader = createGrader({});
+  try {
+    return await evaluate({
+      skills: scan.skills,
+      taskSet: options.taskSet,
+      client,
+      model: "scripted-model",
+      baseUrl: options.baseUrl,
+      grader,
+      mode: options.mode ?? "catalog",
+      design: options.design ?? "paired",
+      samples: 1,
+      params: { temperature: 0 },
+      concurrency: options.concurrency,
+      runFile: options.runFile,
+      resume: false,
+      isolation: { isolation: grader.isolation },
+    });
+  } finally {
+    await grader.dispose();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Orchestration overhead (DESIGN §5): 1,000 paired tasks against a scripted server with a fixed latency, at
+ * concurrency 32, wall time as a ratio to the ideal calls × latency / concurrency (target ≤ 1.05). The server
+ * runs in its own process; math tasks keep grading cheap; no response cache, so every call reaches the server.
+ * Measured twice: the engine in-process (evaluate()), and the CLI end to end (process start included).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { mathScenario, writeScenarioSkills, writeScenarioTasks } from "../test/unit/reliability/math-scenario.js";
+import { BENCH_KEY, runEngine } from "./engine.js";
+import { startRemoteServer } from "./remote-server.js";
+import type { BenchRow } from "./types.js";
+
+export interface OverheadOptions {
+  tasks: number;
+  latencyMs: number;
+  concurrency: number;
+  cli: boolean;
+}
+
+const repoRoot = path.resolve(__dirname, "..");
+
+export async function benchOverhead(options: OverheadOptions = { tasks: 1000, latencyMs: 200, concurrency: 32, cli: true }): Promise<BenchRow[]> {
+  const { tasks: n, latencyMs, concurrency } = options;
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "sf-bench-overhead-"));
+  const config = { n, oneTurn: true, seed: 5, latencyMs };
+  const scenario = mathScenario(config);
+  const server = await startRemoteServer(config);
+  const skillsDir = writeScenarioSkills(path.join(tmp, "skills"));
+  const rows: BenchRow[] = [];
+  const label = `${n} tasks, ${latencyMs} ms, c=${concurrency}`;
+  const row = (metric: string, wallMs: number, calls: number, note: string) => {
+    const ideal = (calls * latencyMs) / concurrency;
+    // The last wave is partial: ceil(calls / concurrency) rounds of latency is the true floor for one-turn runs.
+    const floor = Math.ceil(calls / concurrency) * latencyMs;
+    rows.push({ group: "overhead", metric: `${metric}: wall / ideal`, value: round(wallMs / ideal, 3), reference: "≤ 1.05", note: `${label}; ${calls} calls; wall ${round(wallMs / 1000, 2)} s, ideal ${round(ideal / 1000, 2)} s, wave floor ${round(floor / ideal, 3)}×; ${note}` });
+  };
+  try {
+    const started = performance.now();
+    const result = await runEngine({ baseUrl: server.url, skillsDir, taskSet: scenario.taskSet, runFile: path.join(tmp, "engine.jsonl"), concurrency });
+    const wall = performance.now() - started;
+    const { calls } = await server.stats();
+    row("engine (evaluate)", wall, calls, `${result.records.length} records, ${result.failedRuns} failed`);
+
+    if (options.cli) {
+      await server.reset();
+      const tasksFile = writeScenarioTasks(scenario, path.join(tmp, "tasks.jsonl"));
+      const t0 = performance.now();
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [path.join(repoRoot, "dist", "cli.js"), "run", "--skills", skillsDir, "--tasks", tasksFile, "--model", "scripted-model", "--concurrency", String(concurrency), "--no-cache", "--out", path.join(tmp, "cli.jsonl"), "--quiet"],
+          { cwd: tmp, env: { PATH: process.env.PATH ?? "", HOME: tmp, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.url }, stdio: ["ignore", "ignore", "pipe"] },
+        );
+        let stderr = "";
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("error", reject);
+        child.on("close", (c) => {
+          if (c !== 0) process.stderr.write(`bench: CLI exited ${c}: ${stderr.slice(-2000)}\n`);
+          resolve(c);
+        });
+      });
+      const cliWall = performance.now() - t0;
+      const cliCalls = (await server.stats()).calls;
+      row("CLI (node dist/cli.js run)", cliWall, cliCalls, `exit ${code}; includes process start, skill scan, task load`);
+    }
+  } finally {
+    await server.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench`: runs every benchmark of DESIGN §5 once, prints a table and writes bench/results/latest.json
+ * with the machine noted. Numbers, not pass/fail: each value sits beside its minimum, target or baseline, and
+ * every ratio is measured within one run.
+ *
+ *   npm run bench                      all benchmarks at full size
+ *   npm run bench -- --quick           smaller sizes (a smoke run of the harness)
+ *   npm run bench -- --only calls,report
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { benchCalls } from "./calls.js";
+import { benchOverhead } from "./overhead.js";
+import { benchReportScale } from "./report-scale.js";
+import type { BenchRow } from "./types.js";
+
+const BENCHMARKS = ["calls", "overhead", "sandbox", "report"] as const;
+type BenchName = (typeof BENCHMARKS)[number];
+
+function machine() {
+  const cpus = os.cpus();
+  let commit = "unknown";
+  try {
+    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: path.resolve(__dirname, ".."), encoding: "utf8" }).trim();
+  } catch {
+    // Not a git checkout (a packed copy): the commit is simply unknown.
+  }
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? "unknown",
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    commit,
+  };
+}
+
+async function benchSandboxRows(): Promise<BenchRow[]> {
+  const file = path.join(__dirname, "sandbox.ts");
+  if (!existsSync(file)) return [{ group: "sandbox", metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts is not there yet" }];
+  const mod = (await import(pathToFileURL(file).href)) as { benchSandbox?: () => Promise<Record<string, number | string>> };
+  if (typeof mod.benchSandbox !== "function") return [{ group: "sandbox", metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts exports no benchSandbox()" }];
+  const result = await mod.benchSandbox();
+  return Object.entries(result).map(([metric, value]) => ({ group: "sandbox", metric, value }));
+}
+
+function printTable(rows: BenchRow[]): void {
+  const cells = rows.map((r) => [r.group, r.metric, `${r.value}${r.unit ? ` ${r.unit}` : ""}`, r.reference === undefined ? "" : String(r.reference), r.note ?? ""]);
+  const head = ["group", "metric", "value", "min / target", "note"];
+  const widths = head.map((h, i) => Math.min(i === 4 ? 200 : 60, Math.max(h.length, ...cells.map((c) => (c[i] ?? "").length))));
+  const line = (c: string[]) => c.map((x, i) => x.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  process.stdout.write(`${line(head)}\n${line(widths.map((w) => "-".repeat(w)))}\n`);
+  for (const c of cells) process.stdout.write(`${line(c)}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: "boolean" }, only: { type: "string" } } });
+  const only = values.only ? (values.only.split(",") as BenchName[]) : [...BENCHMARKS];
+  for (const b of only) if (!BENCHMARKS.includes(b)) throw new Error(`unknown benchmark '${b}' (${BENCHMARKS.join(", ")})`);
+  const quick = values.quick ?? false;
+  const info = machine();
+  process.stdout.write(`Skill Following benchmarks${quick ? " (quick)" : ""} — ${info.cpus}× ${info.cpuModel}, ${info.memoryGiB} GiB, node ${info.node}, load ${info.loadAverageAtStart.join(" ")}\n\n`);
+
+  const rows: BenchRow[] = [];
+  const timings: Record<string, number> = {};
+  const errors: Record<string, string> = {};
+  const steps: Record<BenchName, () => Promise<BenchRow[]>> = {
+    calls: () => benchCalls(40),
+    overhead: () => benchOverhead(quick ? { tasks: 200, latencyMs: 200, concurrency: 32, cli: true } : { tasks: 1000, latencyMs: 200, concurrency: 32, cli: true }),
+    sandbox: benchSandboxRows,
+    report: () => benchReportScale(quick ? 1000 : 10_000, 20),
+  };
+  for (const name of only) {
+    process.stderr.write(`running ${name}…\n`);
+    const t0 = performance.now();
+    try {
+      rows.push(...(await steps[name]()));
+    } catch (e) {
+      errors[name] = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      rows.push({ group: name, metric: "ERROR", value: "failed", note: (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "" });
+    }
+    timings[name] = Math.round(performance.now() - t0);
+  }
+  printTable(rows);
+
+  const out = path.join(__dirname, "results", "latest.json");
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, machine: info, loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100), benchmarkWallMs: timings, rows, errors }, null, 2)}\n`);
+  process.stdout.write(`\nwrote ${path.relative(process.cwd(), out)}\n`);
+  for (const [name, stack] of Object.entries(errors)) process.stderr.write(`\n${name} failed:\n${stack}\n`);
+  if (Object.keys(errors).length) process.exitCode = 1;
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+});
