@@ -1,0 +1,79 @@
+/**
+ * Deterministic final-answer extraction from a model's math answer: the last `\boxed{…}` (or `\fbox{…}`)
+ * with balanced braces, else the last `Answer:` (or GSM8K-style `#### N`) line, else the last number.
+ * Returns null when the text has none of these.
+ */
+export function extractMathAnswer(text: string): string | null {
+  const boxed = lastBoxed(text);
+  if (boxed !== null) return boxed;
+  const line = lastAnswerLine(text);
+  if (line !== null) return line;
+  return lastNumber(text);
+}
+
+/** Content of the last well-formed `\boxed{…}` / `\fbox{…}` / `\boxed 5`; escaped braces `\{ \}` do not count. */
+export function lastBoxed(text: string): string | null {
+  const re = /\\(?:boxed|fbox)(?![A-Za-z])/g;
+  const starts: number[] = [];
+  for (let m = re.exec(text); m; m = re.exec(text)) starts.push(m.index + m[0].length);
+  // From the last occurrence backwards: an unterminated last box should not hide a good earlier one.
+  for (let k = starts.length - 1; k >= 0; k--) {
+    let i = starts[k] as number;
+    while (text[i] === " ") i++;
+    if (text[i] !== "{") {
+      // `\boxed 5`: one token up to whitespace or `$`.
+      const tok = /^[^\s$]+/.exec(text.slice(i))?.[0];
+      if (tok) return tok;
+      continue;
+    }
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      const c = text[j];
+      if (c === "\\") {
+        j++;
+        continue;
+      }
+      if (c === "{") depth++;
+      else if (c === "}" && --depth === 0) {
+        const inner = text.slice(i + 1, j).trim();
+        if (inner !== "") return inner;
+        break;
+      }
+    }
+  }
+  return null;
+}
+
+const ANSWER_LINE = /(?:^|[^A-Za-z])(?:final\s+)?answer\s*(?:is\s*)?[:：]\s*(.*)$/i;
+const HASHES_LINE = /^\s*####\s*(.+)$/;
+
+/** The last `Answer: X` / `**Final Answer:** X` / `#### X` line; a bare `Answer:` takes the next non-empty line. */
+export function lastAnswerLine(text: string): string | null {
+  const lines = text.split(/\r\n|\r|\n/);
+  for (let k = lines.length - 1; k >= 0; k--) {
+    const line = (lines[k] as string).replace(/\*\*|__/g, "");
+    const m = ANSWER_LINE.exec(line) ?? HASHES_LINE.exec(line);
+    if (!m) continue;
+    let value = cleanAnswer(m[1] ?? "");
+    if (value === "") value = cleanAnswer(lines.slice(k + 1).find((l) => l.trim() !== "") ?? "");
+    if (value !== "") return value;
+  }
+  return null;
+}
+
+function cleanAnswer(s: string): string {
+  let v = s.trim().replace(/\.$/, "").replace(/^`+|`+$/g, "").trim();
+  // `$x$`, `\(x\)`, `\[x\]` around the whole answer.
+  const wrapped = /^\$\$?([\s\S]*?)\$?\$$/.exec(v) ?? /^\\\(([\s\S]*)\\\)$/.exec(v) ?? /^\\\[([\s\S]*)\\\]$/.exec(v);
+  if (wrapped) v = (wrapped[1] ?? "").trim();
+  return v.replace(/\.$/, "").trim();
+}
+
+const NUMBER = /-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?|-?\.\d+/g;
+
+/** The last number in the text (thousands commas removed), e.g. the `18` of a GSM8K worked solution. */
+export function lastNumber(text: string): string | null {
+  let last: string | null = null;
+  for (const m of text.matchAll(NUMBER)) last = m[0];
+  return last === null ? null : last.replace(/,/g, "");
+}
