@@ -129,7 +129,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   const library = new SkillLibrary(options.skills, options.mode, search);
   const planner = new Planner(tasks, options.samples, options.design, existing);
   const records: RunRecord[] = [...existing];
-  const monitor = new StopMonitor(options.alpha ?? 0.05);
+  const monitor = new StopMonitor(tasks.map((t) => t.id), options.design, options.alpha ?? 0.05);
   for (const r of existing) monitor.add(r);
 
   const queue: Job[] = planner.initialJobs();

@@ -1,52 +1,73 @@
+import { SequentialMonitor, type MonitorState, type PairOutcomeKind } from "../stats/index.js";
 import type { RunRecord } from "./types.js";
-
-type Outcome = "rescued" | "harmed" | "concordant";
 
 /**
  * Tracks paired outcomes while a run is in progress: the running RAE shown in progress, and (with
  * `--stop-when decided`) the anytime-valid decision on the sign of the effect on retrieved tasks.
- * Pairs use sample 0 of each condition; a task counts once, when its pair completes.
+ * Pairs use sample 0 of each condition. Pairs complete out of order under concurrency, but the e-process is fed
+ * strictly in the run's pre-registered (seeded, shuffled) task order, so its guarantee holds (stats-spec §7).
  */
 export class StopMonitor {
   private readonly enabled = new Map<string, RunRecord>();
   private readonly disabled = new Map<string, RunRecord>();
-  private readonly paired = new Set<string>();
+  private readonly monitor: SequentialMonitor;
+  private next = 0;
   private retrievedPairs = 0;
   private rescued = 0;
   private harmed = 0;
-  private decided: string | undefined;
+  private last: MonitorState;
 
-  constructor(readonly alpha: number) {}
-
-  add(record: RunRecord): void {
-    if (record.sample !== 0 || this.paired.has(record.taskId)) return;
-    (record.condition === "enabled" ? this.enabled : this.disabled).set(record.taskId, record);
-    const e = this.enabled.get(record.taskId);
-    const d = this.disabled.get(record.taskId);
-    if (!e || !d) return;
-    this.paired.add(record.taskId);
-    if (e.retrieved.length === 0) return;
-    const outcome: Outcome = e.verdict.pass === d.verdict.pass ? "concordant" : e.verdict.pass ? "rescued" : "harmed";
-    this.retrievedPairs++;
-    if (outcome === "rescued") this.rescued++;
-    if (outcome === "harmed") this.harmed++;
-    this.observe(outcome);
+  constructor(
+    private readonly taskOrder: readonly string[],
+    private readonly design: "paired" | "rae-only",
+    alpha: number,
+  ) {
+    this.monitor = new SequentialMonitor({ alpha, scope: "retrieved" });
+    this.last = this.monitor.state();
   }
 
+  add(record: RunRecord): void {
+    if (record.sample !== 0) return;
+    (record.condition === "enabled" ? this.enabled : this.disabled).set(record.taskId, record);
+    for (;;) {
+      const id = this.taskOrder[this.next];
+      if (id === undefined) return;
+      const e = this.enabled.get(id);
+      if (!e) return;
+      const retrieved = e.retrieved.length > 0;
+      const d = this.disabled.get(id);
+      // In the RAE-only design a task without retrieval never gets a disabled run: it is complete as it is.
+      if (!d && (this.design === "paired" || retrieved)) return;
+      this.next++;
+      const outcome: PairOutcomeKind = !d || e.verdict.pass === d.verdict.pass ? "concordant" : e.verdict.pass ? "rescued" : "harmed";
+      if (retrieved && d) {
+        this.retrievedPairs++;
+        if (outcome === "rescued") this.rescued++;
+        if (outcome === "harmed") this.harmed++;
+      }
+      this.last = this.monitor.observe({ outcome, retrieved: retrieved && d !== undefined });
+    }
+  }
+
+  /** RAE over the retrieved tasks whose pair is complete (in task order), or null before any. */
   runningRae(): number | null {
     return this.retrievedPairs === 0 ? null : (this.rescued - this.harmed) / this.retrievedPairs;
   }
 
+  /** Tasks fed to the monitor so far. */
   pairsDone(): number {
-    return this.paired.size;
+    return this.next;
+  }
+
+  state(): MonitorState {
+    return this.last;
   }
 
   /** The stopping reason once the sign is decided, else undefined. */
   decision(): string | undefined {
-    return this.decided;
-  }
-
-  private observe(_outcome: Outcome): void {
-    // Wired to the stats module's sequential monitor (stats-spec §7.1) once it lands.
+    const s = this.last;
+    if (!s.decided) return undefined;
+    const cs = `[${s.cs[0].toFixed(3)}, ${s.cs[1].toFixed(3)}]`;
+    return `decided: ${s.decided} after ${s.observed} retrieved task pairs (${s.rescued} rescued, ${s.harmed} harmed; E = ${(s.decided === "helpful" ? s.eHelp : s.eHarm).toFixed(1)} ≥ ${s.threshold.toFixed(0)}; anytime-valid RAE interval ${cs})`;
   }
 }
