@@ -1,0 +1,11 @@
+/** The plain-data report model and its renderers. No I/O, no vscode: CLI, extension and webview share it. */
+export * from "./schema.js";
+export { buildReport, type BuildOptions, type RunInput } from "./build.js";
+export { failOn, type FailOnMode } from "./fail-on.js";
+export { renderJson } from "./render-json.js";
+export { renderText } from "./render-text.js";
+export { renderMarkdown } from "./render-markdown.js";
+export { renderJUnit } from "./render-junit.js";
+export { renderCsv } from "./render-csv.js";
+export { renderHtml } from "./render-html.js";
+export { escapeHtml, escapeMarkdown, escapeXml } from "./format.js";
