@@ -16,30 +16,33 @@ export function lastBoxed(text: string): string | null {
   const re = /\\(?:boxed|fbox)(?![A-Za-z])/g;
   const starts: number[] = [];
   for (let m = re.exec(text); m; m = re.exec(text)) starts.push(m.index + m[0].length);
+  if (starts.length === 0) return null;
+  // One pass matches every brace pair, so many unclosed boxes cannot make the search quadratic.
+  const closeOf = new Map<number, number>();
+  const open: number[] = [];
+  for (let j = 0; j < text.length; j++) {
+    const c = text[j];
+    if (c === "\\") j++;
+    else if (c === "{") open.push(j);
+    else if (c === "}") {
+      const o = open.pop();
+      if (o !== undefined) closeOf.set(o, j);
+    }
+  }
   // From the last occurrence backwards: an unterminated last box should not hide a good earlier one.
   for (let k = starts.length - 1; k >= 0; k--) {
     let i = starts[k] as number;
     while (text[i] === " ") i++;
     if (text[i] !== "{") {
       // `\boxed 5`: one token up to whitespace or `$`.
-      const tok = /^[^\s$]+/.exec(text.slice(i))?.[0];
+      const tok = /^[^\s$]+/.exec(text.slice(i, i + 200))?.[0];
       if (tok) return tok;
       continue;
     }
-    let depth = 0;
-    for (let j = i; j < text.length; j++) {
-      const c = text[j];
-      if (c === "\\") {
-        j++;
-        continue;
-      }
-      if (c === "{") depth++;
-      else if (c === "}" && --depth === 0) {
-        const inner = text.slice(i + 1, j).trim();
-        if (inner !== "") return inner;
-        break;
-      }
-    }
+    const close = closeOf.get(i);
+    if (close === undefined) continue;
+    const inner = text.slice(i + 1, close).trim();
+    if (inner !== "") return inner;
   }
   return null;
 }

@@ -22,6 +22,15 @@ const UNIT_WORDS = [
 ];
 const UNIT_TAIL = new RegExp(`\\s*(?:${UNIT_WORDS.join("|").replace(/ /g, "\\s+")})(?:\\s*\\^\\s*\\{?[23]\\}?|[23²³])?\\.?\\s*$`, "i");
 
+/** Final answers longer than this are compared verbatim only: no real answer is that long, and it bounds the work. */
+export const MAX_ANSWER_CHARS = 4000;
+
+const trimDots = (x: string) => {
+  let end = x.length;
+  while (end > 0 && x[end - 1] === ".") end--;
+  return x.slice(0, end);
+};
+
 /** The normalised string form of one answer (no structure splitting). Idempotent. */
 export function normaliseMathAnswer(input: string): string {
   let s = input.trim();
@@ -57,7 +66,7 @@ export function normaliseMathAnswer(input: string): string {
     prev = s;
     s = s.replace(TEXT_COMMANDS, " $1 ");
   }
-  s = s.trim().replace(/\.+$/, "").trim();
+  s = trimDots(s.trim()).trim();
   for (let prev = ""; prev !== s; ) {
     prev = s;
     const stripped = s.replace(UNIT_TAIL, "");
@@ -76,9 +85,8 @@ export function normaliseMathAnswer(input: string): string {
     .replace(/(\d)\*(?=[A-Za-z\\(])/g, "$1")
     .replace(/^\+/, "")
     .replace(/^\((\w)\)$/, "$1")
-    .replace(/(^|[^\d])\.(\d)/g, "$10.$2")
-    .replace(/\.+$/, "");
-  return s;
+    .replace(/(^|[^\d])\.(\d)/g, "$10.$2");
+  return trimDots(s);
 }
 
 /** `\frac12` -> `\frac{1}{2}`, `\sqrt3` -> `\sqrt{3}` (the shorthand MATH solutions use). */
@@ -216,6 +224,7 @@ function shapesEqual(a: string, b: string): boolean {
 
 /** True when two final answers are the same mathematical answer (see the module comment for the rules). */
 export function mathAnswersEqual(a: string, b: string): boolean {
+  if (a.length > MAX_ANSWER_CHARS || b.length > MAX_ANSWER_CHARS) return a.trim() !== "" && a.trim() === b.trim();
   const x = normaliseMathAnswer(a);
   const y = normaliseMathAnswer(b);
   if (x === "" || y === "") return false;

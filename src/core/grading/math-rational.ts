@@ -12,6 +12,10 @@ export interface Rational {
 
 const MAX_DIGITS = 400;
 const MAX_EXPONENT = 512n;
+/** Results beyond this many bits are refused: `((9^512)^512)^512` must not hang the grader. */
+const MAX_BITS = 65536;
+
+const bits = (x: bigint) => (x < 0n ? -x : x).toString(16).length * 4;
 
 function gcd(a: bigint, b: bigint): bigint {
   a = a < 0n ? -a : a;
@@ -29,13 +33,17 @@ export function rational(n: bigint, d: bigint = 1n): Rational {
 
 const add = (a: Rational, b: Rational) => rational(a.n * b.d + b.n * a.d, a.d * b.d);
 const sub = (a: Rational, b: Rational) => rational(a.n * b.d - b.n * a.d, a.d * b.d);
-const mul = (a: Rational, b: Rational) => rational(a.n * b.n, a.d * b.d);
+const mul = (a: Rational, b: Rational) => {
+  if (bits(a.n) + bits(b.n) + bits(a.d) + bits(b.d) > 2 * MAX_BITS) throw new RangeError("result too large");
+  return rational(a.n * b.n, a.d * b.d);
+};
 const div = (a: Rational, b: Rational) => rational(a.n * b.d, a.d * b.n);
 
 function pow(a: Rational, e: Rational): Rational {
   if (e.d !== 1n) throw new RangeError("non-integer exponent");
   if (e.n > MAX_EXPONENT || e.n < -MAX_EXPONENT) throw new RangeError("exponent too large");
   const k = e.n < 0n ? -e.n : e.n;
+  if ((bits(a.n) + bits(a.d)) * Number(k) > MAX_BITS) throw new RangeError("result too large");
   const r = rational(a.n ** k, a.d ** k);
   return e.n < 0n ? div(rational(1n), r) : r;
 }

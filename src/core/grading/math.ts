@@ -15,7 +15,9 @@ export { evaluateRational, type Rational } from "./math-rational.js";
  */
 function looksLikeFullText(answer: string): boolean {
   if (/\\(?:boxed|fbox)(?![A-Za-z])|(?:^|[^A-Za-z])answer\s*(?:is\s*)?[:：]|^\s*####/im.test(answer)) return true;
-  return /\n/.test(answer.trim()) || answer.length > 160 || /[A-Za-z]{3,}\s+[A-Za-z]{3,}\s+[A-Za-z]{3,}/.test(answer.replace(/\\[A-Za-z]+/g, ""));
+  // Words inside \text{…} are part of an answer (`\text{no real solutions}`), not prose around it.
+  const bare = answer.replace(/\\(?:text|mbox|mathrm|textbf)\s*\{[^{}]*\}/g, "").replace(/\\[A-Za-z]+/g, "");
+  return /\n/.test(answer.trim()) || answer.length > 160 || /[A-Za-z]{3,}\s+[A-Za-z]{3,}\s+[A-Za-z]{3,}/.test(bare);
 }
 
 const shown = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}...` : s);

@@ -158,3 +158,29 @@ describe("extractMathAnswer", () => {
     });
   }
 });
+
+describe("adversarial answers stay fast", () => {
+  const n = 3990;
+  const hostile: Record<string, string> = {
+    dots: ".".repeat(n) + "x",
+    spaces: " ".repeat(n) + "x",
+    openBraces: "{".repeat(n),
+    nestedParens: "(".repeat(1990) + "1" + ")".repeat(1990),
+    nestedFracs: "\\frac{".repeat(380) + "1" + "}{2}".repeat(380),
+    hugePower: "((9^512)^512)^512",
+    longList: "a,".repeat(1990),
+    overCap: "1".repeat(50_000),
+  };
+  for (const [name, s] of Object.entries(hostile)) {
+    it(name, () => {
+      const t0 = performance.now();
+      assert.equal(mathAnswersEqual(s, s + "1"), false);
+      assert.ok(performance.now() - t0 < 500, `${name} took ${performance.now() - t0} ms`);
+    });
+  }
+  it("thousands of unclosed boxes", () => {
+    const t0 = performance.now();
+    assert.equal(extractMathAnswer("\\boxed{1} " + "\\boxed{".repeat(20_000)), "1");
+    assert.ok(performance.now() - t0 < 500);
+  });
+});
