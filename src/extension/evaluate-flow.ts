@@ -6,7 +6,7 @@ import { loadTaskSet } from "../core/tasks/index.js";
 import { sha256Hex } from "../core/skills/hash.js";
 import { COMMANDS } from "./command-ids.js";
 import { needs } from "./errors-ui.js";
-import { runFileName } from "./evaluation.js";
+import { freshRunFile } from "./evaluation.js";
 import { resolveClient } from "./models/client.js";
 import { pickModels, pickTaskSet, rememberModel, rememberTaskSet } from "./pickers.js";
 import { buildReportView, skillResults } from "./report-view-model.js";
@@ -63,20 +63,16 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   );
   const pending = svc.results.incompleteRun(configKey);
   const resume = pending !== undefined && existsSync(pending);
-  const runFile = resume ? pending : path.join(svc.dataDir, "runs", runFileName(label, taskSet.name, resolvedModel));
+  const runFile = resume ? pending : freshRunFile(path.join(svc.dataDir, "runs"), label, taskSet.name, resolvedModel);
   svc.logger.info(`${resume ? "resuming" : "starting"} evaluation of ${label} on ${taskSet.name} (${taskSet.tasks.length} tasks) with ${resolvedModel} → ${runFile}`);
 
-  const outcome = await svc.runner.run({
-    skills,
-    taskSet,
-    client,
-    modelName: resolvedModel,
-    ...(baseUrl ? { baseUrl } : {}),
-    config: cfg,
-    label,
-    runFile,
-    resume,
-  });
+  const outcome = await svc.runner
+    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), config: cfg, label, runFile, resume })
+    .catch(async (err: unknown) => {
+      // A failed evaluation (bad key, endpoint down) keeps its finished runs: the next identical one resumes it.
+      if (existsSync(runFile)) await svc.results.setIncompleteRun(configKey, runFile);
+      throw err;
+    });
   if (outcome.cancelled) {
     await svc.results.setIncompleteRun(configKey, runFile);
     const done = outcome.result?.records.length;

@@ -42,7 +42,7 @@ export function workspaceDataDir(folder: vscode.WorkspaceFolder | undefined, glo
 
 export function runFileName(label: string, taskSet: string, model: string, now = new Date()): string {
   const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "x";
-  const stamp = now.toISOString().replace(/[:]/g, "").replace(/\..*$/, "").replace("T", "-");
+  const stamp = now.toISOString().replace(/[:.]/g, "").replace("Z", "").replace("T", "-");
   return `${clean(label)}--${clean(taskSet)}--${clean(model)}--${stamp}.jsonl`;
 }
 
@@ -141,6 +141,10 @@ export class EvaluationRunner implements vscode.Disposable {
   }
 }
 
-export function runFileExists(file: string): boolean {
-  return existsSync(file);
+/** A run file path that does not exist yet (two evaluations may start within the same millisecond). */
+export function freshRunFile(dir: string, label: string, taskSet: string, model: string): string {
+  const base = path.join(dir, runFileName(label, taskSet, model));
+  let file = base;
+  for (let i = 2; existsSync(file); i++) file = base.replace(/\.jsonl$/, `-${i}.jsonl`);
+  return file;
 }

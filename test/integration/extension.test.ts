@@ -1,0 +1,192 @@
+/**
+ * Integration tier: the extension inside a real VS Code (code-server's extension host), against the scripted
+ * model server over real HTTP. The in-host module (host/suite.ts) drives the extension and records what it saw;
+ * this file asserts it. Needs code-server (scripts/install-code-server.sh) and chromium (apt).
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import * as esbuild from "esbuild";
+import { missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
+import { API_KEY, createFixture, EXPECTED, SKILL_NAME, XSS_TASK_ID, type Fixture } from "./support/fixture.js";
+
+const skip = missingPrerequisite();
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const p = path.join(dir, name);
+    const s = statSync(p);
+    if (s.isDirectory()) out.push(...filesUnder(p));
+    else if (s.isFile() && s.size < 50_000_000) out.push(p);
+  }
+  return out;
+}
+
+type Facts = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe("extension in code-server's extension host", { skip: skip ?? false, timeout: 240_000 }, () => {
+  let root: string;
+  let fixture: Fixture;
+  let server: CodeServer | undefined;
+  let facts: Facts;
+
+  before(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), "sf-integration-"));
+    const workspace = path.join(root, "ws");
+    fixture = await createFixture(workspace);
+    const resultsFile = path.join(root, "results.json");
+    const testsModule = path.join(root, "host", "suite.js");
+    await esbuild.build({
+      entryPoints: [path.join(__dirname, "host", "suite.ts")],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      external: ["vscode"],
+      outfile: testsModule,
+      logLevel: "warning",
+      define: {
+        __SF_HOST_CONFIG__: JSON.stringify(
+          JSON.stringify({
+            resultsFile,
+            skillFile: fixture.skillFile,
+            taskSetFile: fixture.taskSetFile,
+            controlUrl: fixture.controlUrl,
+            apiKey: API_KEY,
+            exportDir: path.join(workspace, "exports"),
+          }),
+        ),
+      },
+    });
+    server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "integration-code-server.log") });
+    facts = (await runInExtensionHost({ server, workspace, testsModule, resultsFile, timeoutMs: 180_000 })) as Facts;
+  });
+
+  after(async () => {
+    await server?.close();
+    await fixture?.close();
+    if (root && !process.env.SF_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("ran the in-host suite to the end", () => {
+    assert.equal(facts.error, null, `in-host failure after steps ${JSON.stringify(facts.steps)}: ${facts.error}`);
+  });
+
+  it("activates and registers every contributed command", () => {
+    assert.equal(facts.activated, true);
+    const registered = new Set<string>(facts.registeredCommands);
+    const missing = (facts.manifestCommands as string[]).filter((c) => !registered.has(c));
+    assert.deepEqual(missing, []);
+    assert.ok(facts.manifestCommands.length >= 8);
+  });
+
+  it("sets format diagnostics while typing and clears them when the skill is fixed", () => {
+    assert.deepEqual(facts.diagnosticsValid, []);
+    const codes = (facts.diagnosticsBroken as { code: string; source: string }[]).map((d) => d.code);
+    assert.ok(codes.length > 0);
+    assert.ok(facts.diagnosticsBroken.every((d: { source: string }) => d.source === "Skill Following"));
+    assert.ok(codes.some((c) => c.startsWith("name")), `codes: ${codes.join(", ")}`);
+    assert.deepEqual(facts.diagnosticsFixed, []);
+    assert.deepEqual(facts.lensBefore, ["$(beaker) Evaluate this skill"]);
+  });
+
+  it("refuses to run without the API key the endpoint requires", () => {
+    assert.equal(facts.withoutKey.returned, null);
+    assert.equal(facts.setKey, true);
+  });
+
+  it("evaluates the fixture skill against the scripted server with the expected numbers", () => {
+    const e = facts.evaluation;
+    assert.equal(e.cancelled, false);
+    assert.equal(e.calls, EXPECTED.firstRunCalls, "first evaluation = exactly the required calls");
+    assert.equal(e.headline.n, EXPECTED.n);
+    assert.equal(e.headline.nRetrieved, EXPECTED.nRetrieved);
+    assert.equal(e.headline.rae.value, EXPECTED.rae);
+    assert.ok(Math.abs(e.headline.oae.value - EXPECTED.oae) < 1e-12);
+    assert.equal(e.headline.lift, EXPECTED.lift);
+    assert.equal(e.headline.paradox, true);
+    assert.ok(e.headline.rae.low < EXPECTED.rae && e.headline.rae.high > EXPECTED.rae);
+    assert.deepEqual([...e.harmed].sort(), [...EXPECTED.harmed].sort());
+    assert.deepEqual(e.rescued, EXPECTED.rescued);
+    assert.equal(e.skills.length, 1);
+    assert.equal(e.skills[0].name, SKILL_NAME);
+  });
+
+  it("renders the report in the webview", () => {
+    assert.equal(facts.rendered.error, undefined, String(facts.rendered.error));
+    assert.equal(facts.rendered.harmed, 2);
+    assert.equal(facts.rendered.rescued, 1);
+    assert.equal(facts.rendered.skills, 1);
+  });
+
+  it("puts the verdict on the frontmatter with a quick fix, and the numbers in the CodeLens", () => {
+    const verdict = (facts.diagnosticsAfterRun as { code: string; severity: string; line: number; message: string }[]).find((d) => d.code.startsWith("evaluation-"));
+    assert.ok(verdict);
+    assert.equal(verdict.severity, "Warning");
+    assert.equal(verdict.line, 0);
+    assert.match(verdict.message, /harmed 2 tasks and rescued 1/);
+    assert.match(verdict.message, /RAE \u22120\.25 \[/);
+    assert.ok(facts.codeActions.some((a: { command: string }) => a.command === "skillFollowing.showHarmedTasks"));
+    assert.match(facts.lensAfterRun[0], /^RAE \u22120\.25 \[\u2212?\d\.\d\d, \u2212?\d\.\d\d\] \u00b7 1 rescued \u00b7 2 harmed$/);
+    assert.ok(!facts.lensAfterRun[0].includes("stale"));
+  });
+
+  it("opens a harmed task as a side-by-side of read-only transcripts", () => {
+    const s = facts.sideBySide;
+    assert.equal(s.scheme, "skill-following-transcript");
+    assert.match(s.left, /— disabled/);
+    assert.match(s.right, /— enabled/);
+    assert.match(s.right, /Verdict: FAIL/);
+    assert.match(s.left, /Verdict: PASS/);
+    assert.match(s.right, new RegExp(`${SKILL_NAME} \\(sha256`));
+    assert.match(s.right, /# Units helper/, "the returned skill text is shown");
+  });
+
+  it("exports HTML, CSV, JSON and Markdown with hostile text escaped", () => {
+    const x = facts.exports;
+    assert.ok(x.html.includes("&lt;img src=x onerror="));
+    assert.ok(!x.html.includes("<script"), "no script element in the HTML export");
+    assert.ok(!/<img[^>]*onerror/i.test(x.html));
+    assert.match(x.csv, /^skill,model,n,rescued,harmed,rae/);
+    assert.equal(JSON.parse(x.json).harmed.length, 2);
+    assert.ok(JSON.parse(x.json).harmed.some((t: { taskId: string }) => t.taskId === XSS_TASK_ID));
+    assert.match(x.markdown, /## Harmed tasks \(2\)/);
+  });
+
+  it("marks the CodeLens stale after an edit", () => {
+    assert.ok(facts.lensStale[0].endsWith(" \u00b7 stale"), facts.lensStale[0]);
+  });
+
+  it("re-evaluates on save, re-issuing only the calls whose input changed", () => {
+    const s = facts.evaluateOnSave;
+    assert.equal(s.calls, EXPECTED.callsAfterBodyEdit);
+    assert.equal(s.issuedByCondition.disabled, 0, "the disabled baseline is never recomputed");
+    assert.equal(s.cachedByCondition.disabled, EXPECTED.n);
+    assert.equal(s.issuedByCondition.enabled, EXPECTED.callsAfterBodyEdit);
+    // Every enabled conversation's first call (skill catalog unchanged) came from the cache.
+    assert.equal(s.cachedByCondition.enabled, EXPECTED.n);
+    assert.notEqual(s.newRunFile, facts.evaluation.runFile);
+    assert.ok(!facts.lensAfterSave[0].includes("stale"));
+  });
+
+  it("never writes the API key to settings, logs, run files or the cache", () => {
+    assert.ok(!facts.settingsKeys.includes("apiKey"));
+    const places = [path.join(root, "ws"), path.join(root, "session", "user-data")];
+    const leaks = places.flatMap(filesUnder).filter((f) => readFileSync(f).includes(API_KEY));
+    assert.deepEqual(leaks, []);
+    // The places searched really hold the run files, the cache and the logs.
+    const all = places.flatMap(filesUnder);
+    assert.ok(all.some((f) => f.includes(`${path.sep}runs${path.sep}`) && f.endsWith(".jsonl")));
+    assert.ok(all.some((f) => f.includes(`${path.sep}cache${path.sep}`)));
+    assert.ok(all.some((f) => /Skill Following\.log$/.test(f) || f.includes("exthost")), "extension host logs were searched");
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * Runs inside code-server's extension host (bundled by the node test with esbuild, loaded through
+ * extensionTestsPath). It drives the extension through its commands and the VS Code API, and writes what it
+ * observed to a JSON file; the node test (extension.test.ts) makes the assertions. An exception is recorded too,
+ * so a failure shows up as a failing assertion with its message, not as a timeout.
+ */
+import * as vscode from "vscode";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+
+declare const __SF_HOST_CONFIG__: string;
+
+interface HostConfig {
+  resultsFile: string;
+  skillFile: string;
+  taskSetFile: string;
+  controlUrl: string;
+  apiKey: string;
+  exportDir: string;
+}
+
+const config = JSON.parse(__SF_HOST_CONFIG__) as HostConfig;
+const facts: Record<string, unknown> = {};
+const steps: string[] = [];
+
+async function calls(): Promise<number> {
+  const res = await fetch(config.controlUrl);
+  return ((await res.json()) as { calls: number }).calls;
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function diagnosticsOf(uri: vscode.Uri) {
+  return vscode.languages.getDiagnostics(uri).map((d) => ({
+    code: typeof d.code === "object" ? String(d.code.value) : String(d.code),
+    source: d.source,
+    severity: vscode.DiagnosticSeverity[d.severity],
+    line: d.range.start.line,
+    message: d.message,
+  }));
+}
+
+async function lensTitles(uri: vscode.Uri): Promise<string[]> {
+  const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri, 10)) ?? [];
+  return lenses.map((l) => l.command?.title ?? "").filter((t) => t !== "");
+}
+
+interface Api {
+  services: {
+    runner: { onDidFinish: vscode.Event<unknown>; running: boolean };
+    reports: { active?: { lastRendered?: unknown; onDidRender: vscode.Event<unknown>; runFiles: string[] }; all(): unknown[] };
+    results: { get(file: string): unknown };
+  };
+}
+
+async function body(): Promise<void> {
+  steps.push("activate");
+  const ext = vscode.extensions.getExtension("skill-following.skill-following");
+  if (!ext) throw new Error("extension skill-following.skill-following not found");
+  const api = (await ext.activate()) as Api;
+  facts.activated = ext.isActive;
+  facts.vscodeVersion = vscode.version;
+  facts.registeredCommands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith("skillFollowing."));
+  facts.manifestCommands = (ext.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands.map((c) => c.command);
+
+  steps.push("lint diagnostics");
+  const uri = vscode.Uri.file(config.skillFile);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const editor = await vscode.window.showTextDocument(doc);
+  await new Promise((r) => setTimeout(r, 800));
+  facts.diagnosticsValid = diagnosticsOf(uri);
+  // Break the name: an uppercase/underscore name that also differs from its folder.
+  const nameLine = doc.getText().split("\n").findIndex((l) => l.startsWith("name:"));
+  await editor.edit((e) => e.replace(doc.lineAt(nameLine).range, "name: Units_Helper"));
+  facts.diagnosticsBroken = await waitFor("lint findings", () => {
+    const d = diagnosticsOf(uri);
+    return d.length > 0 ? d : undefined;
+  });
+  await editor.edit((e) => e.replace(doc.lineAt(nameLine).range, "name: units-helper"));
+  facts.diagnosticsFixed = await waitFor("findings cleared", () => (diagnosticsOf(uri).length === 0 ? [] : undefined));
+  await doc.save();
+  facts.lensBefore = await lensTitles(uri);
+
+  steps.push("no key yet");
+  const callsAtStart = await calls();
+  const noKey = (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", uri, { taskSet: config.taskSetFile, model: "scripted-model" })) as { runFile: string; cancelled: boolean } | undefined;
+  facts.withoutKey = { returned: noKey ?? null, calls: (await calls()) - callsAtStart };
+
+  steps.push("set key");
+  facts.setKey = await vscode.commands.executeCommand("skillFollowing.setApiKey", config.apiKey);
+
+  steps.push("evaluate");
+  const before = await calls();
+  const started = Date.now();
+  const outcome = (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", uri, { taskSet: config.taskSetFile, model: "scripted-model" })) as
+    | { runFile: string; cancelled: boolean; view?: { headline: unknown; harmed: { taskId: string }[]; rescued: { taskId: string }[]; skills: unknown[] } }
+    | undefined;
+  if (!outcome) throw new Error("evaluateSkill returned nothing (see the log)");
+  facts.evaluation = {
+    ms: Date.now() - started,
+    calls: (await calls()) - before,
+    runFile: outcome.runFile,
+    cancelled: outcome.cancelled,
+    headline: outcome.view?.headline,
+    harmed: outcome.view?.harmed.map((t) => t.taskId),
+    rescued: outcome.view?.rescued.map((t) => t.taskId),
+    skills: outcome.view?.skills,
+  };
+
+  steps.push("report rendered");
+  facts.rendered = await waitFor(
+    "report webview rendered",
+    () => api.services.reports.active?.lastRendered,
+    20_000,
+  ).catch((e: unknown) => ({ error: String(e) }));
+
+  steps.push("verdict diagnostics and lens");
+  facts.diagnosticsAfterRun = await waitFor("verdict diagnostic", () => {
+    const d = diagnosticsOf(uri);
+    return d.some((x) => x.code.startsWith("evaluation-")) ? d : undefined;
+  });
+  const verdict = vscode.languages.getDiagnostics(uri).find((d) => String(d.code).startsWith("evaluation-"));
+  const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", uri, verdict!.range)) ?? [];
+  facts.codeActions = actions.map((a) => ({ title: a.title, command: a.command?.command }));
+  facts.lensAfterRun = await lensTitles(uri);
+
+  steps.push("side by side");
+  const harmedId = (facts.evaluation as { harmed: string[] }).harmed[0]!;
+  await vscode.commands.executeCommand("skillFollowing.openTaskComparison", outcome.runFile, harmedId, 0);
+  const tab = await waitFor("diff tab", () => {
+    const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+    return t && t.input instanceof vscode.TabInputTextDiff ? t : undefined;
+  });
+  const input = tab.input as vscode.TabInputTextDiff;
+  const left = await vscode.workspace.openTextDocument(input.original);
+  const right = await vscode.workspace.openTextDocument(input.modified);
+  facts.sideBySide = { label: tab.label, left: left.getText(), right: right.getText(), scheme: input.modified.scheme };
+
+  steps.push("export");
+  const exported: Record<string, string> = {};
+  for (const format of ["html", "csv", "json", "markdown"]) {
+    const target = `${config.exportDir}/report.${format}`;
+    // The report panel is the active report after the evaluation opened it.
+    const file = await vscode.commands.executeCommand<string | undefined>("skillFollowing.exportReport", format, target);
+    exported[format] = file ? readFileSync(file, "utf8") : "";
+  }
+  facts.exports = exported;
+
+  steps.push("stale after edit");
+  const editor2 = await vscode.window.showTextDocument(doc);
+  await editor2.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), "4. State the unit in the final answer.\n"));
+  facts.lensStale = await waitFor("stale lens", async () => {
+    const t = await lensTitles(uri);
+    return t.some((x) => x.includes("stale")) ? t : undefined;
+  });
+
+  steps.push("evaluate on save");
+  await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", true, vscode.ConfigurationTarget.Workspace);
+  const beforeSave = await calls();
+  const finished = new Promise((resolve) => {
+    const sub = api.services.runner.onDidFinish((o) => {
+      sub.dispose();
+      resolve(o);
+    });
+  });
+  await doc.save();
+  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error("evaluate-on-save did not finish in 30 s")), 30_000))]);
+  // Results are stored right after the run finishes; wait for the lens to pick them up.
+  facts.lensAfterSave = await waitFor("fresh lens", async () => {
+    const t = await lensTitles(uri);
+    return t.some((x) => x.startsWith("RAE") && !x.includes("stale")) ? t : undefined;
+  });
+  const afterSave = api.services.results.get(config.skillFile) as { runFile: string } | undefined;
+  const records = afterSave
+    ? readFileSync(afterSave.runFile, "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"type":"run"'))
+        .map((l) => JSON.parse(l) as { condition: string; modelCalls: number; cachedCalls: number })
+    : [];
+  facts.evaluateOnSave = {
+    calls: (await calls()) - beforeSave,
+    newRunFile: afterSave?.runFile,
+    // In run records, modelCalls counts calls that reached the endpoint; cachedCalls those served by the cache.
+    issuedByCondition: {
+      enabled: records.filter((r) => r.condition === "enabled").reduce((s, r) => s + r.modelCalls, 0),
+      disabled: records.filter((r) => r.condition === "disabled").reduce((s, r) => s + r.modelCalls, 0),
+    },
+    cachedByCondition: {
+      enabled: records.filter((r) => r.condition === "enabled").reduce((s, r) => s + r.cachedCalls, 0),
+      disabled: records.filter((r) => r.condition === "disabled").reduce((s, r) => s + r.cachedCalls, 0),
+    },
+  };
+  await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", undefined, vscode.ConfigurationTarget.Workspace);
+
+  steps.push("settings have no key");
+  facts.settingsKeys = Object.keys(vscode.workspace.getConfiguration("skillFollowing"));
+}
+
+export async function run(): Promise<void> {
+  try {
+    await body();
+    facts.error = null;
+  } catch (err) {
+    facts.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
+  }
+  facts.steps = steps;
+  const tmp = `${config.resultsFile}.tmp`;
+  writeFileSync(tmp, JSON.stringify(facts, null, 2));
+  renameSync(tmp, config.resultsFile);
+}
