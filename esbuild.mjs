@@ -36,7 +36,9 @@ function copyPyodide() {
 }
 
 async function main() {
-  if (!watch) rmSync(dist, { recursive: true, force: true });
+  // Only a production build (packaging) starts from an empty dist: a dev rebuild overwrites in place, so tests that
+  // are running against dist/ meanwhile do not lose their files.
+  if (production) rmSync(dist, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
   const builds = [
     esbuild.context({

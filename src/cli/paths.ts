@@ -1,9 +1,9 @@
 import os from "node:os";
 import path from "node:path";
 
-/** Where the CLI keeps things by default. The workspace folder is the current directory. */
-export function workspaceDir(): string {
-  return path.resolve(".skill-following");
+/** Where the CLI keeps run files and the response cache: `.skill-following/` in the current folder, or $SKILL_FOLLOWING_DIR. */
+export function workspaceDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.SKILL_FOLLOWING_DIR || ".skill-following");
 }
 
 export function defaultCacheDir(): string {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { existsSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS } from "../agent/loop.js";
 import { PROMPT_VERSION } from "../agent/prompts.js";
@@ -138,6 +139,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   let lastError: string | undefined;
   let fatal: unknown;
   const internal = new AbortController();
+  // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
+  setMaxListeners(0, internal.signal);
   const onAbort = () => internal.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
 
