@@ -1,0 +1,83 @@
+/** The command table and the settings facade against package.json: ids drift silently otherwise. */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { COMMANDS, COMMAND_CATEGORY } from "../../../src/extension/command-ids.js";
+import { CONFIG_KEYS, CONFIG_SECTION, parseConfig } from "../../../src/extension/config-schema.js";
+
+const repoRoot = path.resolve(__dirname, "../../..");
+const pkg = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+  main: string;
+  activationEvents: string[];
+  capabilities: { untrustedWorkspaces: { supported: boolean } };
+  contributes: {
+    commands: { command: string; title: string; category?: string }[];
+    menus: Record<string, { command: string; when?: string }[]>;
+    configuration: { properties: Record<string, { default?: unknown }> };
+    walkthroughs: { steps: { media: { markdown?: string } }[] }[];
+  };
+};
+
+describe("package.json contributes vs the command table", () => {
+  it("declares exactly the commands of the table, with the same titles and category", () => {
+    const table = Object.values(COMMANDS).map((c) => ({ command: c.id, title: c.title, category: COMMAND_CATEGORY }));
+    const declared = pkg.contributes.commands.map((c) => ({ command: c.command, title: c.title, category: c.category }));
+    const byId = (a: { command: string }, b: { command: string }) => a.command.localeCompare(b.command);
+    assert.deepEqual(declared.sort(byId), table.sort(byId));
+  });
+
+  it("hides exactly the internal commands from the palette", () => {
+    const hidden = pkg.contributes.menus.commandPalette!.filter((m) => m.when === "false").map((m) => m.command).sort();
+    const internal = Object.values(COMMANDS).filter((c) => !c.palette).map((c) => c.id).sort();
+    assert.deepEqual(hidden, internal);
+  });
+
+  it("menus only reference declared commands", () => {
+    const ids = new Set(pkg.contributes.commands.map((c) => c.command));
+    for (const [menu, items] of Object.entries(pkg.contributes.menus)) {
+      for (const item of items) assert.ok(ids.has(item.command), `${menu} references unknown ${item.command}`);
+    }
+  });
+
+  it("offers Evaluate This Skill in the editor title of SKILL.md files", () => {
+    const title = pkg.contributes.menus["editor/title"]!;
+    assert.ok(title.some((m) => m.command === COMMANDS.evaluateSkill.id && m.when?.includes("resourceFilename == SKILL.md")));
+  });
+
+  it("declares trust, activation and the bundle the way the design asks", () => {
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, false);
+    assert.ok(pkg.activationEvents.includes("workspaceContains:**/SKILL.md"));
+    assert.ok(!pkg.activationEvents.includes("*"), "no eager activation");
+    assert.equal(pkg.main, "./dist/extension.js");
+  });
+
+  it("walkthrough media exist", () => {
+    for (const w of pkg.contributes.walkthroughs) {
+      for (const s of w.steps) if (s.media.markdown) assert.ok(readFileSync(path.join(repoRoot, s.media.markdown), "utf8").length > 50);
+    }
+  });
+});
+
+describe("settings vs the Config facade", () => {
+  it("declares exactly the facade's keys, and never an API key", () => {
+    const declared = Object.keys(pkg.contributes.configuration.properties).sort();
+    assert.deepEqual(declared, CONFIG_KEYS.map((k) => `${CONFIG_SECTION}.${k}`).sort());
+    assert.ok(!declared.some((k) => /api.?key|secret|password|credential/i.test(k)));
+  });
+
+  it("declared defaults parse to the facade's defaults", () => {
+    const raw: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(pkg.contributes.configuration.properties)) raw[k.slice(CONFIG_SECTION.length + 1)] = v.default;
+    const plain = (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown; // undefined-valued keys = absent
+    assert.deepEqual(plain(parseConfig(raw)), plain(parseConfig({})));
+  });
+
+  it("falls back to defaults for invalid values", () => {
+    const c = parseConfig({ samples: 0, temperature: "hot", retrievalMode: "magic", seed: 7 });
+    assert.equal(c.samples, 1);
+    assert.equal(c.temperature, 0);
+    assert.equal(c.retrievalMode, "catalog");
+    assert.equal(c.seed, 7);
+  });
+});
