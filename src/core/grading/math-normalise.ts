@@ -72,6 +72,9 @@ export function normaliseMathAnswer(input: string): string {
     const stripped = s.replace(UNIT_TAIL, "");
     if (/\d/.test(stripped) && stripped.trim() !== "") s = stripped.trim();
   }
+  // `5 apples`, `\frac{1}{2} cup`: a number followed only by words (two letters or more, so `5 x` stays algebra).
+  const counted = /^(\S*\d\S*)(?:\s+[A-Za-z]{2,}[.,]?)+$/.exec(s);
+  if (counted) s = counted[1] as string;
   // Thousands commas, only when the whole answer is one such number (`1,000`, not the list `1, 000`).
   if (/^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(s)) s = s.replace(/,/g, "");
   // A leading `x =` / `\theta =` / `x \in` names the variable; the value is the answer.

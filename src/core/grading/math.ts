@@ -1,6 +1,6 @@
 import type { Task } from "../tasks/schema.js";
 import { extractMathAnswer } from "./math-extract.js";
-import { mathAnswersEqual } from "./math-normalise.js";
+import { mathAnswersEqual, normaliseMathAnswer } from "./math-normalise.js";
 import type { GradeOptions, Grader, Verdict } from "./types.js";
 
 export { extractMathAnswer, lastAnswerLine, lastBoxed, lastNumber } from "./math-extract.js";
@@ -29,6 +29,8 @@ export function createMathGrader(): Grader {
       if (task.kind !== "math-answer") throw new Error(`math grader got a ${task.kind} task (${task.id}); use the python grader for it`);
       options?.signal?.throwIfAborted();
       const expected = task.answer;
+      // A reference nothing can match is a broken task, not a wrong model: say so instead of failing every run.
+      if (normaliseMathAnswer(expected) === "") throw new Error(`task ${task.id}: reference answer ${JSON.stringify(expected)} is empty after normalisation; fix the task file`);
       const text = answer?.trim() ?? "";
       const final = text === "" ? null : looksLikeFullText(text) ? extractMathAnswer(text) : text;
       if (final === null || final.trim() === "") {

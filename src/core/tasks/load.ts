@@ -3,6 +3,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { InputError, located } from "../errors.js";
+import { normaliseMathAnswer } from "../grading/math-normalise.js";
 import { evalplusImporters } from "./evalplus.js";
 import { ACCEPTED_FORMATS, gsm8kImporter, math500Importer, nativeImporter } from "./importers.js";
 import { readLines } from "./line-reader.js";
@@ -113,6 +114,10 @@ export async function loadTaskSet(file: string, options: LoadTaskSetOptions = {}
     const checked = TaskSchema.safeParse(task);
     if (!checked.success) {
       issue(raw.line, `importer ${importer.format} produced an invalid task: ${checked.error.issues[0]?.path.join(".")}: ${checked.error.issues[0]?.message}`);
+      continue;
+    }
+    if (task.kind === "math-answer" && normaliseMathAnswer(task.answer) === "") {
+      issue(raw.line, `field "answer": ${JSON.stringify(task.answer)} is empty after normalisation (only $, units or spaces); no answer could match it`);
       continue;
     }
     const first = firstLineOfId.get(task.id);

@@ -286,6 +286,7 @@ describe("finding codes", () => {
     const t = skillText("name: my-skill\ndescription: d", "Some words here.\n".repeat(400));
     const t0 = performance.now();
     for (let i = 0; i < 200; i++) lintSkillText(FILE, t);
-    assert.ok((performance.now() - t0) / 200 < 5, "more than 5 ms per lint");
+    // ~0.3 ms unloaded; the bound only catches a super-linear regression, not a slow machine.
+    assert.ok((performance.now() - t0) / 200 < 50, "more than 50 ms per lint");
   });
 });

@@ -79,6 +79,12 @@ describe("loadTaskSet: our own format with broken lines", () => {
     assert.equal(set.issues[0]!.line, 2);
   });
 
+  it("a math task whose reference normalises to nothing is an issue at load time, not a failure in every run", async () => {
+    const set = await loadTaskSet(write("empty-ref.jsonl", '{"id": "a", "kind": "math-answer", "prompt": "p", "answer": "\\\\$"}\n{"id": "b", "kind": "math-answer", "prompt": "p", "answer": "4"}\n'));
+    assert.deepEqual(set.tasks.map((t) => t.id), ["b"]);
+    assert.match(set.issues[0]!.message, /field "answer": "\\\\\$" is empty after normalisation/);
+  });
+
   it("an EvalPlus file whose first line is not strict JSON (Infinity) is still detected", async () => {
     const lines = gunzipLines(path.join(data, "mbppplus/MbppPlus-v0.2.0.jsonl.gz"));
     const inf = lines.findIndex((l) => l.includes("Infinity"));

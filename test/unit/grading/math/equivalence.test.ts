@@ -159,6 +159,8 @@ describe("extractMathAnswer", () => {
   }
 });
 
+// Not a benchmark: the bounds are ~50x what these take, and only catch super-linear blow-ups (a 10k-dot
+// answer took 0.5 s and a tower of powers 9.5 s before the fixes), even on a loaded 2-core machine.
 describe("adversarial answers stay fast", () => {
   const n = 3990;
   const hostile: Record<string, string> = {
@@ -175,12 +177,25 @@ describe("adversarial answers stay fast", () => {
     it(name, () => {
       const t0 = performance.now();
       assert.equal(mathAnswersEqual(s, s + "1"), false);
-      assert.ok(performance.now() - t0 < 500, `${name} took ${performance.now() - t0} ms`);
+      assert.ok(performance.now() - t0 < 3000, `${name} took ${performance.now() - t0} ms`);
     });
   }
   it("thousands of unclosed boxes", () => {
     const t0 = performance.now();
     assert.equal(extractMathAnswer("\\boxed{1} " + "\\boxed{".repeat(20_000)), "1");
-    assert.ok(performance.now() - t0 < 500);
+    assert.ok(performance.now() - t0 < 3000);
   });
+});
+
+describe("trailing words after a number", () => {
+  const rows: [string, string, boolean][] = [
+    ["5 apples", "5", true],
+    ["12 eggs per day", "12", true],
+    ["\\frac{1}{2} cup", "0.5", true],
+    ["5 x", "5", false],
+    ["5x", "5", false],
+    ["x + 5 apples", "5", false],
+    ["6 apples", "5", false],
+  ];
+  for (const [a, b, want] of rows) it(`${a} vs ${b}`, () => assert.equal(mathAnswersEqual(a, b), want));
 });

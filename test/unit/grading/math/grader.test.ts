@@ -124,6 +124,7 @@ describe("math grader: verdicts and reasons", () => {
   it("refuses a python task (a configuration error) and honours an aborted signal", async () => {
     const py = { id: "p", kind: "python-function", prompt: "p", entryPoint: "f", canonicalSolution: "def f(): pass", tests: { base: [], plus: [], atol: 0, oracle: "default" } } as Task;
     await assert.rejects(grader.grade(py, "1"), /math grader got a python-function task/);
+    await assert.rejects(grader.grade(mathTask("\\text{ }"), "1"), /reference answer .* is empty after normalisation/);
     const ac = new AbortController();
     ac.abort();
     await assert.rejects(grader.grade(mathTask("1"), "1", { signal: ac.signal }), { name: "AbortError" });
