@@ -5,7 +5,7 @@
  * Measured twice: the engine in-process (evaluate()), and the CLI end to end (process start included).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { mathScenario, writeScenarioSkills, writeScenarioTasks } from "../test/unit/reliability/math-scenario.js";
@@ -37,12 +37,26 @@ export async function benchOverhead(options: OverheadOptions = { tasks: 1000, la
     const floor = Math.ceil(calls / concurrency) * latencyMs;
     rows.push({ group: "overhead", metric: `${metric}: wall / ideal`, value: round(wallMs / ideal, 3), reference: "≤ 1.05", note: `${label}; ${calls} calls; wall ${round(wallMs / 1000, 2)} s, ideal ${round(ideal / 1000, 2)} s, wave floor ${round(floor / ideal, 3)}×; ${note}` });
   };
+  /**
+   * Where the time went: each call's latency as the client measured it (request out to answer parsed) against
+   * the server's fixed latency, and the wall time left once those latencies are accounted for (scheduling,
+   * grading and bookkeeping between calls).
+   */
+  const attribution = (metric: string, wallMs: number, latencies: number[]) => {
+    if (latencies.length === 0) return;
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const sum = sorted.reduce((a, b) => a + b, 0);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+    rows.push({ group: "overhead", metric: `${metric}: call latency at the client`, value: round(sum / sorted.length, 1), unit: "ms mean", reference: latencyMs, note: `p50 ${q(0.5)}, p99 ${q(0.99)}, max ${q(1)} ms (server sleeps ${latencyMs} ms; the rest is HTTP, JSON and CPU contention)` });
+    rows.push({ group: "overhead", metric: `${metric}: wall / (Σ call latency / c)`, value: round(wallMs / (sum / concurrency), 3), note: "engine time outside model calls: scheduling, grading, run-file writes" });
+  };
   try {
     const started = performance.now();
     const result = await runEngine({ baseUrl: server.url, skillsDir, taskSet: scenario.taskSet, runFile: path.join(tmp, "engine.jsonl"), concurrency });
     const wall = performance.now() - started;
     const { calls } = await server.stats();
     row("engine (evaluate)", wall, calls, `${result.records.length} records, ${result.failedRuns} failed`);
+    attribution("engine (evaluate)", wall, result.records.map((r) => r.latencyMs));
 
     if (options.cli) {
       await server.reset();
@@ -65,6 +79,8 @@ export async function benchOverhead(options: OverheadOptions = { tasks: 1000, la
       const cliWall = performance.now() - t0;
       const cliCalls = (await server.stats()).calls;
       row("CLI (node dist/cli.js run)", cliWall, cliCalls, `exit ${code}; includes process start, skill scan, task load`);
+      const lines = existsSync(path.join(tmp, "cli.jsonl")) ? readFileSync(path.join(tmp, "cli.jsonl"), "utf8").split("\n").filter(Boolean).slice(1) : [];
+      attribution("CLI", cliWall, lines.map((l) => (JSON.parse(l) as { latencyMs?: number }).latencyMs ?? 0));
     }
   } finally {
     await server.close();

@@ -24,6 +24,8 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
   let header: RunHeader | undefined;
   let lineNo = 0;
   let pending: { line: number; text: string } | undefined;
+  /** First line that is not JSON: where to point when no header turns up. */
+  let firstBadLine: number | undefined;
   const endsWithNewline = fileEndsWithNewline(file);
 
   const handle = (line: number, text: string, isLast: boolean) => {
@@ -32,6 +34,7 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
     try {
       value = JSON.parse(text);
     } catch {
+      firstBadLine ??= line;
       if (isLast && !endsWithNewline) warnings.push(located(file, line, "torn last line ignored (the run was interrupted while writing it)"));
       else warnings.push(located(file, line, "not valid JSON; line skipped"));
       return;
@@ -63,6 +66,9 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
     pending = { line: lineNo, text };
   }
   if (pending) handle(pending.line, pending.text, true);
+  if (!header && firstBadLine !== undefined) {
+    throw new InputError(located(file, firstBadLine, "not a Skill Following run file: no valid header line (not JSON lines, or cut off while its header was written)"), { file, line: firstBadLine });
+  }
   if (!header) throw new InputError(`${file}: empty run file (no header line)`, { file });
   return { header, records: dedupe(records), stops, warnings };
 }

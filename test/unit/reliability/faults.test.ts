@@ -24,6 +24,7 @@ describe("reliability: 20% injected model faults end with the clean run's report
   let ws: string;
   let clean: ScriptedServer;
   let faulty: ScriptedServer;
+  let badArgs: ScriptedServer;
   let cleanJson: string;
   const run = (out: string, url: string, extra: string[] = []) =>
     runCli(["run", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--concurrency", "4", "--no-cache", "--out", out, ...extra], {
@@ -38,11 +39,15 @@ describe("reliability: 20% injected model faults end with the clean run's report
     writeScenarioSkills(path.join(ws, "skills"));
     writeScenarioTasks(scenario, path.join(ws, "tasks.jsonl"));
     clean = await startScriptedServer({ script: scenario.script });
-    faulty = await startScriptedServer({ script: scenario.script, faults: { rate: 0.2, seed: 4, kinds: ALL_FAULTS } });
+    // Seed 60: within the first 110 draws (every run makes more requests than that) each transport fault
+    // comes up at least twice, whatever the arrival order.
+    faulty = await startScriptedServer({ script: scenario.script, faults: { rate: 0.2, seed: 60, kinds: ALL_FAULTS } });
+    badArgs = await startScriptedServer({ script: scenario.script, faults: { rate: 0.2, seed: 61, kinds: ["bad-tool-args"] } });
   });
   after(async () => {
     await clean?.close();
     await faulty?.close();
+    await badArgs?.close();
     if (ws) rmSync(ws, { recursive: true, force: true });
   });
 
@@ -71,11 +76,23 @@ describe("reliability: 20% injected model faults end with the clean run's report
     assert.ok(cleanJson, "needs the clean run");
     const r = await run("runs/faults.jsonl", faulty.url, ["--timeout", "1"]);
     assert.equal(r.code, 0, r.stderr);
-    for (const kind of ALL_FAULTS) assert.ok((faulty.faultsInjected[kind] ?? 0) > 0, `fault ${kind} was injected (${JSON.stringify(faulty.faultsInjected)})`);
+    for (const kind of TRANSPORT_FAULTS) assert.ok((faulty.faultsInjected[kind] ?? 0) > 0, `fault ${kind} was injected (${JSON.stringify(faulty.faultsInjected)})`);
     // Transport faults never reach the script; a tool call with broken arguments costs exactly one more turn.
     assert.equal(faulty.calls, expectedCalls(scenario) + (faulty.faultsInjected["bad-tool-args"] ?? 0));
     const rep = await report("runs/faults.jsonl");
     assert.equal(rep.code, 0, rep.stderr);
+    assert.deepEqual(essence(rep.stdout), essence(cleanJson));
+  });
+
+  it("tool calls with invalid JSON arguments at 20%: not retrievals, re-asked, same report", async () => {
+    assert.ok(cleanJson, "needs the clean run");
+    const r = await run("runs/bad-args.jsonl", badArgs.url);
+    assert.equal(r.code, 0, r.stderr);
+    // Only tool-call replies can be spoiled (about a quarter of the replies here): ~7 expected, 0 has p < 1e-3.
+    const spoiled = badArgs.faultsInjected["bad-tool-args"] ?? 0;
+    assert.ok(spoiled > 0, "some tool calls were spoiled");
+    assert.equal(badArgs.calls, expectedCalls(scenario) + spoiled);
+    const rep = await report("runs/bad-args.jsonl");
     assert.deepEqual(essence(rep.stdout), essence(cleanJson));
   });
 });
