@@ -112,7 +112,7 @@ function slashForm(s: string): string {
   return out;
 }
 
-const atom = (x: string) => (/^(?:[A-Za-z0-9.]+|\\[A-Za-z]+(?:\{[^{}]*\})?|\\[A-Za-z]+\d*)$/.test(x) ? x : `(${x})`);
+const atom = (x: string) => (/^-?(?:[A-Za-z0-9.]+|\\[A-Za-z]+(?:\{[^{}]*\})?|\\[A-Za-z]+\d*)$/.test(x) ? x : `(${x})`);
 
 type Shape =
   | { kind: "atom"; s: string }
@@ -202,7 +202,9 @@ function shapesEqual(a: string, b: string): boolean {
   const x = shapeOf(a);
   const y = shapeOf(b);
   if (x.kind === "atom" && y.kind === "atom") return atomsEqual(x.s, y.s);
-  // A bare list and a parenthesised tuple differ only in notation when order is irrelevant to the reader.
+  // `\{1, 2\}` and `1, 2` both list solutions without order; a tuple `(1, 2)` is ordered and stays apart.
+  const unordered = (k: Shape["kind"]) => k === "set" || k === "list";
+  if (unordered(x.kind) && unordered(y.kind)) return multisetEqual((x as { items: string[] }).items, (y as { items: string[] }).items);
   if (x.kind !== y.kind) return false;
   switch (x.kind) {
     case "tuple": {
