@@ -94,21 +94,19 @@ export interface ScriptedServer {
   readonly requests: ChatCompletionRequestBody[];
   /** Injected faults by kind. */
   readonly faultsInjected: Record<string, number>;
-  /** Clears counters and re-seeds the fault generator. */
+  /** Clears counters and the fault history (the same requests then meet the same faults again). */
   reset(): void;
   close(): Promise<void>;
 }
 
-/** mulberry32: tiny, seedable, good enough to make fault sequences reproducible. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/**
+ * Uniform numbers in [0, 1) from a hash. Fault draws hash (seed, request body, how often that body was seen),
+ * so which request meets which fault does not depend on the arrival order of concurrent requests: a run
+ * with the same requests meets the same faults, however the scheduler interleaves them.
+ */
+function hashedUniforms(material: string): [number, number, number] {
+  const d = createHash("sha256").update(material).digest();
+  return [d.readUInt32BE(0) / 4294967296, d.readUInt32BE(4) / 4294967296, d.readUInt32BE(8) / 4294967296];
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -212,7 +210,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const faultRate = options.faults?.rate ?? 0;
   const faultKinds = options.faults?.kinds ?? TRANSPORT_FAULTS;
   const seed = options.faults?.seed ?? 1;
-  let random = seededRandom(seed);
+  let seen = new Map<string, number>();
   let calls = 0;
   let completionSeq = 0;
   let requests: ChatCompletionRequestBody[] = [];
@@ -233,13 +231,16 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     faultsInjected[kind] = (faultsInjected[kind] ?? 0) + 1;
   };
 
-  /** Draws the fault for one request up front, so the sequence depends only on the seed and arrival order. */
-  const drawFault = (): { kind: FaultKind; retryAfter: number } | undefined => {
+  /** Decided before the script runs, from the seed, the body and the number of earlier identical bodies. */
+  const drawFault = (raw: string): { kind: FaultKind; retryAfter: number } | undefined => {
     if (faultRate <= 0 || faultKinds.length === 0) return undefined;
-    const hit = random() < faultRate;
-    const kind = faultKinds[Math.floor(random() * faultKinds.length)] ?? faultKinds[0]!;
-    const retryAfter = options.faults?.retryAfterSeconds ?? (random() < 0.5 ? 0 : 1);
-    return hit ? { kind, retryAfter } : undefined;
+    const digest = createHash("sha256").update(raw).digest("hex");
+    const k = seen.get(digest) ?? 0;
+    seen.set(digest, k + 1);
+    const [hit, pick, wait] = hashedUniforms(`${seed}:${k}:${digest}`);
+    if (hit >= faultRate) return undefined;
+    const kind = faultKinds[Math.floor(pick * faultKinds.length)] ?? faultKinds[0]!;
+    return { kind, retryAfter: options.faults?.retryAfterSeconds ?? (wait < 0.5 ? 0 : 1) };
   };
 
   async function handleCompletion(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -252,7 +253,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       sendJson(res, 400, errorBody(400, `invalid request body: ${(e as Error).message}`));
       return;
     }
-    const fault = drawFault();
+    const fault = drawFault(raw);
     await sleep(options.latencyMs ?? 0);
     if (closing) return;
     const streaming = body.stream === true;
@@ -377,7 +378,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       calls = 0;
       requests = [];
       faultsInjected = {};
-      random = seededRandom(seed);
+      seen = new Map();
     },
     async close() {
       closing = true;

@@ -137,53 +137,69 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     return acc.finish();
   }
 
+  type Outcome = { ok: true; response: ChatResponse } | { ok: false; failure: Failure; error: unknown };
+
+  /** One HTTP exchange under its own deadline; the timer and listener are gone before any backoff starts. */
+  async function runAttempt(request: ChatRequest, n: number, userSignal: AbortSignal | undefined): Promise<Outcome> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onUserAbort = (): void => controller.abort();
+    userSignal?.addEventListener("abort", onUserAbort, { once: true });
+    const started = performance.now();
+    try {
+      const result = await attempt(request, controller.signal);
+      return { ok: true, response: { ...result, latencyMs: Math.round(performance.now() - started), attempts: n } };
+    } catch (error) {
+      if (userSignal?.aborted) throw new CancelledError();
+      return { ok: false, failure: classifyFailure(error, timedOut), error };
+    } finally {
+      clearTimeout(timer);
+      userSignal?.removeEventListener("abort", onUserAbort);
+    }
+  }
+
+  /** The server's own words, for the error message; redacted, and short enough for a notification. */
+  const serverSays = (error: unknown): string => {
+    if (!(error instanceof Error) || !error.message) return "";
+    const text = redact(error.message);
+    return `: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
+  };
+
   async function complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
     const userSignal = callOptions.signal;
-    let last: Failure | undefined;
-    let lastError: unknown;
-    for (let n = 1; n <= maxRetries + 1; n++) {
-      if (userSignal?.aborted) throw new CancelledError();
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeoutMs);
-      const onUserAbort = (): void => controller.abort();
-      userSignal?.addEventListener("abort", onUserAbort, { once: true });
-      const started = performance.now();
-      try {
-        const result = await attempt(request, controller.signal);
-        const latencyMs = Math.round(performance.now() - started);
-        if (n > 1) logger.debug(`model request succeeded on attempt ${n} (${id})`);
-        return { ...result, latencyMs, attempts: n };
-      } catch (error) {
-        if (userSignal?.aborted) throw new CancelledError();
-        last = classifyFailure(error, timedOut);
-        lastError = error;
-        if (!last.retryable) {
-          const serverSays = error instanceof Error && error.message ? `: ${redact(error.message)}` : "";
-          throw new ModelRequestError(`Model request to ${endpoint} failed (${last.summary})${serverSays}`, last.status, {
-            ...(last.hint === undefined ? {} : { hint: last.hint }),
-            ...(last.action === undefined ? {} : { action: last.action }),
-            cause: safeCause(error),
-          });
-        }
-        if (n > maxRetries) break;
-        const delay = retryDelayMs(n, last, backoff);
-        logger.debug(`model request attempt ${n}/${maxRetries + 1} failed (${last.summary}); retrying in ${delay} ms`);
-        await sleep(delay, userSignal);
-      } finally {
-        clearTimeout(timer);
-        userSignal?.removeEventListener("abort", onUserAbort);
-      }
-    }
     const attempts = maxRetries + 1;
-    logger.warn(`model request to ${endpoint} failed after ${attempts} attempts (${last?.summary ?? "unknown"})`);
-    throw new ModelRequestError(`Model request to ${endpoint} failed after ${attempts} attempts (${last?.summary ?? "unknown"}).`, last?.status, {
+    let last: Extract<Outcome, { ok: false }> | undefined;
+    for (let n = 1; n <= attempts; n++) {
+      if (userSignal?.aborted) throw new CancelledError();
+      const outcome = await runAttempt(request, n, userSignal);
+      if (outcome.ok) {
+        if (n > 1) logger.debug(`model request succeeded on attempt ${n} (${id})`);
+        return outcome.response;
+      }
+      last = outcome;
+      const { failure, error } = outcome;
+      if (!failure.retryable) {
+        throw new ModelRequestError(`Model request to ${endpoint} failed (${failure.summary})${serverSays(error)}`, failure.status, {
+          ...(failure.hint === undefined ? {} : { hint: failure.hint }),
+          ...(failure.action === undefined ? {} : { action: failure.action }),
+          cause: safeCause(error),
+        });
+      }
+      if (n === attempts) break;
+      const delay = retryDelayMs(n, failure, backoff);
+      logger.debug(`model request attempt ${n}/${attempts} failed (${failure.summary}); retrying in ${delay} ms`);
+      await sleep(delay, userSignal);
+    }
+    const summary = last?.failure.summary ?? "unknown";
+    logger.warn(`model request to ${endpoint} failed after ${attempts} attempts (${summary})`);
+    throw new ModelRequestError(`Model request to ${endpoint} failed after ${attempts} attempts (${summary})${serverSays(last?.error)}`, last?.failure.status, {
       hint: "The endpoint kept failing: check it is running and reachable, or lower the concurrency.",
       action: "showLog",
-      cause: safeCause(lastError),
+      cause: safeCause(last?.error),
     });
   }
 
