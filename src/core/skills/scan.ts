@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { open, readdir, realpath, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 import { finding } from "./codes.js";
 import { MAX_SKILL_FILE_BYTES, parseSkill } from "./parse.js";
@@ -12,7 +13,8 @@ const SKIPPED_DIRS = new Set(["node_modules", ".git"]);
 
 /**
  * The skills folders of a workspace: the usual locations that exist, then the configured ones (relative
- * paths resolve against the workspace root; they are kept even when missing so the scan can say so).
+ * paths resolve against the workspace root, `~/` against the home folder; they are kept even when missing
+ * so the scan can say so).
  * Absolute, de-duplicated, in that order.
  */
 export function findSkillRoots(workspaceRoot: string, configured: string[] = []): string[] {
@@ -28,7 +30,11 @@ export function findSkillRoots(workspaceRoot: string, configured: string[] = [])
       // Unreadable: not a root we can use; the user did not ask for it explicitly.
     }
   }
-  for (const c of configured) if (c.trim() !== "") push(path.resolve(workspaceRoot, c));
+  for (const c of configured) {
+    const t = c.trim();
+    // `~/.claude/skills` is where personal Claude Code skills live; settings write it that way.
+    if (t !== "") push(t === "~" || t.startsWith("~/") ? path.join(homedir(), t.slice(1)) : path.resolve(workspaceRoot, t));
+  }
   return out;
 }
 

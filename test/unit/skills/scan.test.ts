@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { findSkillRoots, firstInvalidUtf8, readSkillFile, scanSkills } from "../../../src/core/skills/index.js";
@@ -121,13 +121,14 @@ describe("findSkillRoots", () => {
     const ws = path.join(tmp, "ws");
     for (const d of ["skills", ".claude/skills", ".github/skills"]) mkdirSync(path.join(ws, d), { recursive: true });
     writeFileSync(path.join(ws, ".agents"), "a file, not a folder");
-    const roots = findSkillRoots(ws, ["custom", "skills", "/abs/lib", " "]);
+    const roots = findSkillRoots(ws, ["custom", "skills", "/abs/lib", " ", "~/.claude/skills"]);
     assert.deepEqual(roots, [
       path.join(ws, "skills"),
       path.join(ws, ".claude/skills"),
       path.join(ws, ".github/skills"),
       path.join(ws, "custom"),
       "/abs/lib",
+      path.join(homedir(), ".claude/skills"),
     ]);
   });
 });
