@@ -8,3 +8,4 @@ export * from "./metrics.js";
 export * from "./sequential.js";
 export * from "./monitor.js";
 export * from "./cost.js";
+export * from "./bootstrap.js";

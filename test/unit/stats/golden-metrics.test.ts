@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { golden, assertAbs, assertInterval, assertRel } from "./golden.js";
 import {
-  aaNoiseFloor, aaSingleRun, benjaminiHochberg, bonferroni, eBH, exactBootstrap, holm, mcnemarExactP, mcnemarMidP,
+  aaNoiseFloor, aaSingleRun, benjaminiHochberg, pairedBootstrap, bonferroni, eBH, exactBootstrap, holm, mcnemarExactP, mcnemarMidP,
   perSkillCounts, raeOnlySavings, repeatedSamples, retrievalMetrics, tangoInterval,
 } from "../../../src/core/stats/index.js";
 
@@ -160,4 +160,17 @@ test("cost savings: all rows exact", () => {
     assert.equal(s.callsPerTaskRaeOnly, row.calls_per_task_rae_only);
     assert.equal(s.savingFraction, row.saving_fraction, `r=${row.retrieval_rate} k=${row.k_plus}/${row.k_minus}`);
   }
+});
+
+test("Monte Carlo paired bootstrap (B = 10⁴, seeded) lands within one grid step (1/n) of the exact limits on all 7 cases", () => {
+  for (const c of golden.bootstrap.cases) {
+    const values = [...Array(c.b).fill(1), ...Array(c.c).fill(-1), ...Array(c.n - c.b - c.c).fill(0)];
+    const mc = pairedBootstrap(values, { B: 10000, seed: 12345 })!;
+    assert.ok(Math.abs(mc.interval[0] - c.percentile_ci95[0]) <= 1 / c.n + 1e-12, `(${c.b}, ${c.c}, ${c.n}) lower ${mc.interval[0]}`);
+    assert.ok(Math.abs(mc.interval[1] - c.percentile_ci95[1]) <= 1 / c.n + 1e-12, `(${c.b}, ${c.c}, ${c.n}) upper ${mc.interval[1]}`);
+    assert.ok(Math.abs(mc.sd - c.boot_sd) <= 0.05 * c.boot_sd + 1e-12, `sd ${mc.sd} vs ${c.boot_sd}`);
+  }
+  // Same seed, same answer; empty input has no interval.
+  assert.deepEqual(pairedBootstrap([1, 0, -1, 1], { seed: 3 }), pairedBootstrap([1, 0, -1, 1], { seed: 3 }));
+  assert.equal(pairedBootstrap([]), null);
 });
