@@ -6,6 +6,8 @@ import { PROMPT_VERSION } from "../agent/prompts.js";
 import { CancelledError, InputError, ModelRequestError } from "../errors.js";
 import type { Grader } from "../grading/types.js";
 import { silentLogger, type Logger } from "../logger.js";
+// The run file is shared and committed; a key hidden in the base URL (user:key@, ?api-key=) must not reach it.
+import { describeEndpoint } from "../models/openai-client.js";
 import type { ModelClient, SamplingParams } from "../models/types.js";
 import { DEFAULT_SEARCH, SkillLibrary, type SearchOptions } from "../retrieval/library.js";
 import { skillLibraryHash } from "../skills/index.js";
@@ -92,7 +94,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
     toolVersion: TOOL_VERSION,
     runId: randomUUID(),
     createdAt: new Date().toISOString(),
-    model: { id: options.client.id, name: options.model, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) },
+    model: { id: options.client.id, name: options.model, ...(options.baseUrl ? { baseUrl: describeEndpoint(options.baseUrl) } : {}) },
     params: { ...options.params, samples: options.samples, maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS },
     taskSet: { name: options.taskSet.name, format: options.taskSet.format, file: options.taskSet.file, hash: options.taskSet.hash, size: options.taskSet.tasks.length },
     taskIds: tasks.map((t) => t.id),
