@@ -14,6 +14,8 @@ import { InputError, located } from "../errors.js";
 export interface LineReaderOptions {
   maxLineBytes: number;
   maxDecompressedBytes: number;
+  /** Read size; default 1 MB. Tests shrink it to put line, CRLF and UTF-8 boundaries across chunks. */
+  chunkBytes?: number;
 }
 
 export type RawLine =
@@ -36,7 +38,7 @@ export async function isGzipFile(file: string): Promise<boolean> {
 
 export async function* readLines(file: string, options: LineReaderOptions): AsyncGenerator<RawLine> {
   const gzip = await isGzipFile(file);
-  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+  const raw = createReadStream(file, { highWaterMark: options.chunkBytes ?? 1 << 20 });
   let source: Readable = raw;
   if (gzip) {
     const gunzip = createGunzip();
