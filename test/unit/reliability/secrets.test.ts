@@ -85,6 +85,21 @@ describe("reliability: the API key leaves no trace", () => {
     assert.ok(n > 5, `scanned the workspace, cache, HOME and TMPDIR (${n} files)`);
   });
 
+  // Some gateways take the key in the URL (`?api-key=`); the product shows endpoints through describeEndpoint.
+  const keyInUrl = () => `${server.url}?api-key=${KEY}`;
+
+  it("a key in the base URL's query never reaches a file", async () => {
+    const r = await runCli([...base, "--limit", "1", "--out", "runs/url-key.jsonl"], { cwd: ws, apiKey: "sk-test-other", baseUrl: keyInUrl() });
+    assert.notEqual(r.code, null);
+    assertNoKeyInFiles(ws);
+  });
+
+  it("a key in the base URL's query is not logged", { todo: "src/cli/run-command.ts logs config.baseURL raw ('model … at <url>'); it should print describeEndpoint(config.baseURL). Reported to the lead." }, async () => {
+    const r = await runCli([...base, "--limit", "1", "--out", "runs/url-key-log.jsonl"], { cwd: ws, apiKey: "sk-test-other", baseUrl: keyInUrl() });
+    assertNoKey("stderr (key in URL)", r.stderr);
+    assertNoKey("stdout (key in URL)", r.stdout);
+  });
+
   for (const status of [400, 401, 403, 422]) {
     it(`an endpoint that echoes the key in a ${status} error: the key is not shown or stored`, async () => {
       const echo = await startEchoServer(status);
