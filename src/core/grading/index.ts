@@ -21,7 +21,17 @@ export type Isolation = "process-permission" | "worker-fallback" | "none";
  * The grader the engine uses: python-function tasks go to the sandboxed Python grader (started lazily, so a math-only
  * evaluation never spawns a sandbox), math-answer tasks to the math grader.
  */
-export function createGrader(options: CreateGraderOptions = {}): Grader & { readonly isolation: Isolation } {
+export interface EngineGrader extends Grader {
+  /** The isolation in force for python tasks so far ("none" until a python task has been graded or prepared). */
+  readonly isolation: Isolation;
+  /**
+   * Starts whatever the tasks need (the sandbox for python tasks) and returns the isolation they will run under,
+   * so the run header records it before the first task runs.
+   */
+  prepare(tasks: readonly Task[]): Isolation;
+}
+
+export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
   const math = createMathGrader();
   let python: ReturnType<typeof createPythonGrader> | undefined;
   const getPython = () =>
@@ -34,6 +44,9 @@ export function createGrader(options: CreateGraderOptions = {}): Grader & { read
   return {
     get isolation(): Isolation {
       return python ? python.isolation : "none";
+    },
+    prepare(tasks: readonly Task[]): Isolation {
+      return tasks.some((t) => t.kind === "python-function") ? getPython().isolation : "none";
     },
     grade(task: Task, answer: string | null, gradeOptions?: GradeOptions): Promise<Verdict> {
       return task.kind === "python-function" ? getPython().grade(task, answer, gradeOptions) : math.grade(task, answer, gradeOptions);
