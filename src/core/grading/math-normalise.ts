@@ -5,6 +5,10 @@ import { evaluateRational, rationalsEqual } from "./math-rational.js";
  * their normalised strings match, or both evaluate to the same exact rational, or (for tuples, intervals,
  * sets, lists and matrices) element by element. Symbolic forms (π, √, variables) are compared as
  * normalised strings, never evaluated: `\frac{\pi}{2}` equals `\pi/2`, but `\sqrt{8}` does not equal `2\sqrt{2}`.
+ *
+ * Deliberate choices: no rounding tolerance (`0.333` is not `\frac{1}{3}`); `50\%` equals `50`, not `0.5`;
+ * degrees are dropped (`30^\circ` = `30`); a bare comma list and `\{…\}` are unordered, `(…)` and `[…)` are
+ * ordered and keep their bracket kinds; `1,234` is one number but `1, 234` is a list; `x = 5` equals `5`.
  */
 
 const TEXT_COMMANDS = /\\(?:text|textbf|textit|textrm|textsf|texttt|textnormal|mathrm|mathbf|mathit|mathsf|mathtt|mbox|operatorname)\s*\{([^{}]*)\}/g;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { createMathGrader, extractMathAnswer } from "../../../../src/core/grading/math.js";
+import { createMathGrader, evaluateRational, extractMathAnswer, normaliseMathAnswer } from "../../../../src/core/grading/math.js";
 import { loadTaskSet, type MathAnswerTask, type Task } from "../../../../src/core/tasks/index.js";
 
 const data = path.resolve(process.cwd(), "../shared/data");
@@ -80,6 +80,41 @@ describe("math grader on the real reference answers", () => {
       assert.equal(core(a), core(b), p);
     }
     assert.ok(passed.length > 0, "the neighbour set includes some notation-only differences");
+  });
+});
+
+describe("MATH-500 answers rewritten the way models write them", () => {
+  const answers = rawLines("math500/test.jsonl").map((r) => r.answer as string);
+  const rewrites: Record<string, (a: string) => string> = {
+    "inside $...$": (a) => `$${a}$`,
+    "\\dfrac for \\frac": (a) => a.replace(/\\frac/g, "\\dfrac"),
+    "no spaces": (a) => a.replace(/\s+/g, ""),
+    // Not for a lone number: `58, 500` is a list of two numbers, `58,500` one number.
+    "space after commas": (a) => (/^[\d,]+$/.test(a) ? a : a.replace(/,\s*/g, ", ")),
+    "no \\left/\\right": (a) => a.replace(/\\left|\\right/g, ""),
+    "boxed in a sentence": (a) => `Thus the answer is $\\boxed{${a}}$.`,
+    "trailing period": (a) => `${a}.`,
+    "\\text unwrapped": (a) => a.replace(/\\text\{([^}]*)\}/g, "$1"),
+    "Final Answer line": (a) => `We are done.\nFinal Answer: $${a}$`,
+  };
+  const grader = createMathGrader();
+  for (const [name, rewrite] of Object.entries(rewrites)) {
+    it(`${name}: 500/500`, async () => {
+      const failed: string[] = [];
+      for (const a of answers) if (!(await grader.grade(mathTask(a), rewrite(a))).pass) failed.push(`${a} -> ${rewrite(a)}`);
+      assert.deepEqual(failed, []);
+    });
+  }
+  it("every numeric answer plus one fails", async () => {
+    let numeric = 0;
+    for (const a of answers) {
+      const n = normaliseMathAnswer(a);
+      if (!evaluateRational(n)) continue;
+      numeric++;
+      const v = await grader.grade(mathTask(a), `${n}+1`);
+      assert.equal(v.pass, false, a);
+    }
+    assert.ok(numeric > 350, `only ${numeric} numeric answers`);
   });
 });
 
