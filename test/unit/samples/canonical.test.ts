@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -67,9 +67,11 @@ describe("math-word samples under the math grader", () => {
 
 describe("python-basics samples in the sandbox", () => {
   const tasks = readTasks<PythonFunctionTask>("samples/python-basics.jsonl");
-  const grader = createPythonGrader({ cacheDir: mkdtempSync(path.join(os.tmpdir(), "sf-samples-expected-")) });
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), "sf-samples-expected-"));
+  const grader = createPythonGrader({ cacheDir });
   after(async () => {
     await grader.dispose();
+    rmSync(cacheDir, { recursive: true, force: true });
   });
 
   it("every canonical solution passes all of its base and plus inputs", async () => {

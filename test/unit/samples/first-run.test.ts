@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -74,6 +74,7 @@ describe("first run: example skills on the built-in math set (scripted model)", 
   });
   after(async () => {
     await server?.close();
+    if (ws) rmSync(ws, { recursive: true, force: true });
   });
 
   it("reports the counter-example's harmed tasks and the helpful skills' rescues", async () => {
@@ -143,6 +144,7 @@ describe("first run: example skills on the built-in python set (scripted model, 
   });
   after(async () => {
     await server?.close();
+    if (ws) rmSync(ws, { recursive: true, force: true });
   });
 
   it("tidy-list-outputs harms the order-preserving tasks and rescues the one that wants sorted output", async () => {
