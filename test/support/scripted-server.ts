@@ -78,6 +78,13 @@ export interface ScriptedServerOptions {
     kinds?: FaultKind[];
     /** Retry-After seconds sent with a "429" fault; default: 0 or 1, chosen by the seeded generator. */
     retryAfterSeconds?: number;
+    /**
+     * Default true: until every listed transport kind has been injected once, a hit takes the first one not
+     * yet injected (list order), so "every kind at 20%" really exercises every kind. Which requests are hit
+     * never depends on this; which of them gets which kind first does depend on arrival order, but the count
+     * per kind does not. false: the kind, too, comes from the hash only.
+     */
+    cover?: boolean;
   };
   /** When set, requests without `Authorization: Bearer <requireKey>` get a 401. */
   requireKey?: string;
@@ -211,6 +218,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const faultKinds = options.faults?.kinds ?? TRANSPORT_FAULTS;
   const seed = options.faults?.seed ?? 1;
   let seen = new Map<string, number>();
+  const cover = options.faults?.cover ?? true;
+  /** Kinds already drawn (counted at draw time: concurrent draws must not all take the same uncovered kind). */
+  let covered = new Set<FaultKind>();
   let calls = 0;
   let completionSeq = 0;
   let requests: ChatCompletionRequestBody[] = [];
@@ -239,7 +249,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     seen.set(digest, k + 1);
     const [hit, pick, wait] = hashedUniforms(`${seed}:${k}:${digest}`);
     if (hit >= faultRate) return undefined;
-    const kind = faultKinds[Math.floor(pick * faultKinds.length)] ?? faultKinds[0]!;
+    // "bad-tool-args" is left to the hash: it only lands on replies that carry tool calls.
+    const uncovered = cover ? faultKinds.find((k) => k !== "bad-tool-args" && !covered.has(k)) : undefined;
+    const kind = uncovered ?? faultKinds[Math.floor(pick * faultKinds.length)] ?? faultKinds[0]!;
+    covered.add(kind);
     return { kind, retryAfter: options.faults?.retryAfterSeconds ?? (wait < 0.5 ? 0 : 1) };
   };
 
@@ -379,6 +392,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       requests = [];
       faultsInjected = {};
       seen = new Map();
+      covered = new Set();
     },
     async close() {
       closing = true;

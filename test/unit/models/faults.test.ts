@@ -6,7 +6,7 @@ import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
 import type { ChatResponse } from "../../../src/core/models/types.js";
 import { startScriptedServer, TRANSPORT_FAULTS, type FaultKind, type ScriptFn } from "../../support/scripted-server.js";
 
-const N = 30;
+const N = 40;
 
 const script: ScriptFn = (req) => {
   const text = req.messages[req.messages.length - 1]!.content ?? "";
@@ -84,7 +84,8 @@ describe("fault injection at 20%", { concurrency: 4 }, () => {
       // Retry-After 1 s is measured on its own above; here it would only add waiting.
       const faulty = await runAll(TRANSPORT_FAULTS, stream, 0);
       const injected = Object.values(faulty.faults).reduce((a, b) => a + b, 0);
-      assert.ok(injected >= 3, JSON.stringify(faulty.faults));
+      assert.ok(injected >= TRANSPORT_FAULTS.length, JSON.stringify(faulty.faults));
+      for (const kind of TRANSPORT_FAULTS) assert.ok((faulty.faults[kind] ?? 0) >= 1, `every kind is covered: ${JSON.stringify(faulty.faults)}`);
       assert.deepEqual(faulty.outcomes, clean.outcomes);
       assertAccounting(faulty, true);
     });
