@@ -18,7 +18,7 @@ import {
 } from "../stats/index.js";
 import type { RunHeader, RunRecord, SkillRef, StopRecord } from "../runs/types.js";
 import { REPORT_VERSION, type Evaluation, type Report, type Repeated, type SkillResult, type TaskRow } from "./schema.js";
-import { adjustSkills, toTable } from "./tables.js";
+import { adjustSkills, perSkillLift, toTable, type LiftUnit } from "./tables.js";
 
 export interface RunInput {
   header: RunHeader;
@@ -87,6 +87,8 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
   const retrieved = emptyCounts();
   const notRetrieved = emptyCounts();
   const enabledOnly = { retrieved: { n: 0, pass: 0 }, notRetrieved: { n: 0, pass: 0 } };
+  // Population of the lift (and per-skill lift): complete pairs in the paired design, enabled runs in RAE-only.
+  const liftPopulation: LiftUnit[] = [];
   const skillCounts = new Map<string, { ref: SkillRef; counts: PairedCounts; rescued: string[]; harmed: string[] }>();
   const incompleteIds: string[] = [];
   const taskRows: TaskRow[] = [];
@@ -104,6 +106,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
       const bucket = isRetrieved ? enabledOnly.retrieved : enabledOnly.notRetrieved;
       bucket.n++;
       if (e0.verdict.pass) bucket.pass++;
+      if (design === "rae-only") liftPopulation.push({ pass: e0.verdict.pass, keys: new Set(refs.map(skillKey)) });
     }
     const needsDisabled = design === "paired" || isRetrieved;
     if (!e0 || (needsDisabled && !d0)) {
@@ -113,6 +116,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
     complete++;
     if (!d0) continue; // RAE-only, not retrieved: no disabled run by design.
     const outcome = { yPlus: e0.verdict.pass, yMinus: d0.verdict.pass };
+    if (design === "paired") liftPopulation.push({ pass: e0.verdict.pass, keys: new Set(refs.map(skillKey)) });
     const kind: TaskRow["outcome"] = outcome.yPlus === outcome.yMinus ? (outcome.yPlus ? "both-pass" : "both-fail") : outcome.yPlus ? "rescued" : "harmed";
     pairedInOrder.push({ id, ...outcome, retrieved: isRetrieved, kind });
     if (design === "paired") {
@@ -151,6 +155,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
   const skillKeys = [...library.keys(), ...[...skillCounts.keys()].filter((k) => !library.has(k))];
   const skillTables = skillKeys.map((k) => toTable(skillCounts.get(k)?.counts ?? emptyCounts(), alpha, exact));
   const adjusted = adjustSkills(skillTables, alpha, exact);
+  const skillLifts = perSkillLift(liftPopulation, skillKeys);
   const skills: SkillResult[] = skillKeys.map((k, i) => {
     const lib = library.get(k);
     const ref = lib?.ref ?? skillCounts.get(k)!.ref;
@@ -166,6 +171,8 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
       ...(lib?.description !== undefined ? { description: lib.description } : {}),
       ...(lib?.file !== undefined ? { file: lib.file } : {}),
       inLibrary: lib !== undefined,
+      lift: skillLifts[i]!,
+      paradox: skillLifts[i] !== null && skillTables[i]!.effect !== null && skillLifts[i]! * skillTables[i]!.effect! < 0,
     };
   });
 

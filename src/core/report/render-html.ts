@@ -5,6 +5,7 @@
  */
 import type { Evaluation, Report } from "./schema.js";
 import { escapeHtml as h, interval, pValue, pct, signed, sortedSkills, subsetRows, title, verdict } from "./format.js";
+import { scatterSvg } from "./render-svg.js";
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'";
 
@@ -52,6 +53,7 @@ function evaluationHtml(e: Evaluation): string {
     e.definitions.tables,
     e.definitions.retrieved,
   ];
+  const figure = scatterSvg(e);
   return `<section>
 <h2>${h(title(e))}</h2>
 ${e.metrics.paradox ? `<p class="paradox"><strong>Paradox.</strong> ${h(e.metrics.paradoxExplanation ?? "")}</p>` : ""}
@@ -65,6 +67,7 @@ ${subsets}
 <tbody>
 ${skills}
 </tbody></table>
+${figure ? `<h3>Lift against RAE</h3>\n<p class="muted">Shaded quadrants: lift and RAE disagree in sign (the paradox). Diamond: all skills together.</p>\n${figure}` : ""}
 <h3>Rescued and harmed tasks</h3>
 ${rows ? `<table><thead><tr><th>task</th><th>outcome</th><th>skills returned</th><th>enabled verdict</th><th>disabled verdict</th></tr></thead><tbody>\n${rows}\n</tbody></table>` : "<p class=\"muted\">none</p>"}
 </section>`;

@@ -48,3 +48,29 @@ export function adjustSkills(tables: readonly Table[], alpha: number, exact: boo
     return { pHolm: h.adjusted[j]!, pBH: b.adjusted[j]!, badge };
   });
 }
+
+/** One task of the lift population: did its enabled run pass, and which skills (keys) did it get back. */
+export interface LiftUnit {
+  pass: boolean;
+  keys: ReadonlySet<string>;
+}
+
+/**
+ * Per-skill aggregate retrieval lift: acc₊ where the skill was returned − acc₊ where it was not (Figure 1's x axis
+ * per skill). Null when either group is empty. Like the overall lift it is not causal.
+ */
+export function perSkillLift(population: readonly LiftUnit[], keys: readonly string[]): Array<number | null> {
+  return keys.map((k) => {
+    let nIn = 0, passIn = 0, nOut = 0, passOut = 0;
+    for (const u of population) {
+      if (u.keys.has(k)) {
+        nIn++;
+        if (u.pass) passIn++;
+      } else {
+        nOut++;
+        if (u.pass) passOut++;
+      }
+    }
+    return nIn === 0 || nOut === 0 ? null : (passIn * nOut - passOut * nIn) / (nIn * nOut);
+  });
+}

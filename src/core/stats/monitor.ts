@@ -9,6 +9,7 @@
  *   state.eHarm     E_harm
  *   state.cs        [lo, hi] anytime-valid betting CS for θ (RAE when scope = "retrieved", OAE when "all")
  *   state.threshold 2K/α (α/2 per side, Bonferroni over K monitored skills/effects)
+ *   state.precisionReached  true once the CS is narrower than `precision` (option; §7.5 "precision reached")
  *   state.observed / state.discordant / state.rescued / state.harmed counts in scope
  *   mon.state()     the same snapshot without feeding anything
  *
@@ -36,6 +37,8 @@ export interface MonitorState {
   eHarm: number;
   cs: [number, number];
   threshold: number;
+  /** CS width < options.precision (false when no precision target was set). */
+  precisionReached: boolean;
   observed: number;
   skipped: number;
   discordant: number;
@@ -49,12 +52,15 @@ export interface MonitorOptions {
   scope?: "retrieved" | "all";
   /** Number of effects monitored at once (Bonferroni): threshold 2K/α. */
   skills?: number;
+  /** Optional CS width target (θ scale) for the "precision reached" stopping rule. */
+  precision?: number;
 }
 
 export class SequentialMonitor {
   readonly alpha: number;
   readonly scope: "retrieved" | "all";
   readonly threshold: number;
+  readonly precision: number | undefined;
   private readonly cs: BettingCS;
   private rescued = 0;
   private harmed = 0;
@@ -69,6 +75,7 @@ export class SequentialMonitor {
     const k = Math.max(1, options.skills ?? 1);
     if (!(this.alpha > 0 && this.alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${this.alpha}`);
     this.threshold = (2 * k) / this.alpha;
+    this.precision = options.precision;
     this.cs = new BettingCS(this.alpha);
   }
 
@@ -92,13 +99,15 @@ export class SequentialMonitor {
 
   state(): MonitorState {
     const e = mixtureEValues(this.rescued, this.harmed);
+    const cs = this.cs.thetaInterval();
     return {
       decided: this.decided,
       decidedAt: this.decidedAt,
       eHelp: e.eHelpful,
       eHarm: e.eHarmful,
-      cs: this.cs.thetaInterval(),
+      cs,
       threshold: this.threshold,
+      precisionReached: this.precision !== undefined && cs[1] - cs[0] < this.precision,
       observed: this.observed,
       skipped: this.skipped,
       discordant: this.rescued + this.harmed,

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { buildReport, ReportSchema } from "../../../src/core/report/index.js";
+import { buildReport, renderHtml, ReportSchema } from "../../../src/core/report/index.js";
 import type { RunRecord } from "../../../src/core/runs/types.js";
 import { header, pair } from "./fixtures.js";
 
@@ -40,6 +40,13 @@ test("paradox: retrieval on easy tasks, harm where retrieved → positive lift, 
   assert.ok(Math.abs(e.metrics.selectionTerm! - 0.8) < 1e-15);
   assert.ok(Math.abs(e.metrics.selectionTerm! + e.metrics.RAE! - e.metrics.NRAE! - e.lift!) < 1e-15);
   assert.equal(e.skills[0]!.badge, "harmful");
+  // The only skill is returned exactly on the retrieved tasks, so its lift is the evaluation's and it shows the paradox.
+  assert.ok(Math.abs(e.skills[0]!.lift! - 0.55) < 1e-15);
+  assert.equal(e.skills[0]!.paradox, true);
+  // The HTML figure draws it in a shaded disagreement quadrant.
+  const html = renderHtml(report);
+  assert.match(html, /<svg [^>]*role="img"/);
+  assert.match(html, /<circle [^>]*fill="#c0392b"/);
   // And the control: same tasks without harm → no paradox.
   const calm = buildReport([{ header: header({ taskIds: ["a", "b"] }, ["s"]), records: [...pair("a", true, true, ["s"]), ...pair("b", false, false)] }]);
   assert.equal(calm.evaluations[0]!.metrics.paradox, false);

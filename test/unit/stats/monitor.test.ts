@@ -64,3 +64,19 @@ test("SequentialMonitor CS equals the betting CS over the same in-scope sequence
   assert.equal(s.eHelp, mixtureEValues(rescued, harmed).eHelpful);
   assert.throws(() => new SequentialMonitor({ alpha: 0 }), RangeError);
 });
+
+test("SequentialMonitor precision rule: reached once the θ-CS is narrower than the target, never without a target", () => {
+  const withTarget = new SequentialMonitor({ alpha: 0.05, scope: "all", precision: 0.5 });
+  const without = new SequentialMonitor({ alpha: 0.05, scope: "all" });
+  let reachedAt: number | null = null;
+  for (let i = 1; i <= 400 && reachedAt === null; i++) {
+    const outcome: PairOutcomeKind = i % 3 === 0 ? "rescued" : "concordant";
+    const s = withTarget.observe({ outcome, retrieved: true });
+    assert.equal(without.observe({ outcome, retrieved: true }).precisionReached, false);
+    if (s.precisionReached) {
+      reachedAt = i;
+      assert.ok(s.cs[1] - s.cs[0] < 0.5);
+    }
+  }
+  assert.ok(reachedAt !== null && reachedAt > 10, `reached at ${reachedAt}`);
+});
