@@ -203,13 +203,13 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
   const notRetrievedTable = paired ? toTable(notRetrieved, alpha, exact) : null;
   const noise =
     samples > 1
-      ? { floor: repeated?.aaFloor ?? null, floorSource: "probability that two disabled runs of a task disagree (k ≥ 2 disabled samples)" }
+      ? { floor: repeated?.aaFloor ?? null, floorSource: "probability that two disabled runs of a task disagree, from k ≥ 2 disabled samples" }
       : paired
         ? {
             floor: notRetrievedTable!.n === 0 ? null : (notRetrievedTable!.rescued + notRetrievedTable!.harmed) / notRetrievedTable!.n,
-            floorSource: "discordance on non-retrieved tasks (assumes A0: an enabled run that retrieves nothing behaves like a disabled run)",
+            floorSource: "discordance on non-retrieved tasks, assuming A0 (an enabled run that retrieves nothing behaves like a disabled run)",
           }
-        : { floor: null, floorSource: "not estimable in the RAE-only design with one sample (no disabled runs on non-retrieved tasks)" };
+        : { floor: null, floorSource: "not estimable in the RAE-only design with one sample: no disabled runs on non-retrieved tasks" };
 
   const allRecords = [...byKey.values()];
   const n = taskOrder.length;

@@ -49,8 +49,13 @@ export const title = (e: Evaluation): string =>
   `${e.model} on ${e.taskSet} (${e.mode}, ${e.samples} sample${e.samples === 1 ? "" : "s"}, ${e.design} design)`;
 
 /** One-line verdict for a table: what a reader should take away. */
-export function verdict(t: { effect: number | null; pMid: number | null; pExact: number | null; tooFewDiscordant: boolean; n: number }, alpha: number, exact: boolean): string {
+export function verdict(
+  t: { effect: number | null; pMid: number | null; pExact: number | null; tooFewDiscordant: boolean; n: number; rescued: number; harmed: number },
+  alpha: number,
+  exact: boolean,
+): string {
   if (t.n === 0 || t.effect === null) return "n/a (no tasks)";
+  if (t.rescued + t.harmed === 0) return "no discordant pairs";
   const p = exact ? t.pExact : t.pMid;
   if (p !== null && p < alpha) return t.effect > 0 ? "helps" : "hurts";
   if (t.tooFewDiscordant) return "too few discordant pairs";

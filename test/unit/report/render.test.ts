@@ -96,3 +96,25 @@ test("text: readable table with the subsets, skills, lift and the definitions; n
   assert.ok(!renderText(ctl).includes("\u001b"));
   assert.equal(renderText(buildReport([])), "no evaluations (the run files contain no runs)");
 });
+
+test("verdicts say why: no discordant pairs, too few discordant pairs, helps/hurts at alpha, inconclusive", () => {
+  const make = (b: number, c: number, concordant: number) => {
+    const records: RunRecord[] = [];
+    const ids: string[] = [];
+    let i = 0;
+    const add = (yMinus: boolean, yPlus: boolean) => {
+      ids.push(`t${i}`);
+      records.push(...pair(`t${i++}`, yMinus, yPlus, ["s"]));
+    };
+    for (let j = 0; j < b; j++) add(false, true);
+    for (let j = 0; j < c; j++) add(true, false);
+    for (let j = 0; j < concordant; j++) add(true, true);
+    return renderText(buildReport([{ header: header({ taskIds: ids }, ["s"]), records }]));
+  };
+  const retrievedLine = (txt: string) => txt.split("\n").find((l) => l.startsWith("retrieved (RAE)"))!;
+  assert.match(retrievedLine(make(0, 0, 5)), /no discordant pairs$/);
+  assert.match(retrievedLine(make(3, 0, 5)), /too few discordant pairs$/);
+  assert.match(retrievedLine(make(12, 1, 5)), /helps$/);
+  assert.match(retrievedLine(make(1, 12, 5)), /hurts$/);
+  assert.match(retrievedLine(make(6, 4, 5)), /inconclusive$/);
+});
