@@ -9,6 +9,7 @@ export const SKILL_FINDING_CODES = {
   "read-error": { severity: "error", skips: true, doc: "The file or folder could not be read (permissions, vanished)." },
   "path-not-found": { severity: "error", skips: true, doc: "A configured skills path does not exist." },
   "no-skill-file": { severity: "warning", skips: true, doc: "A path holds no SKILL.md (neither itself nor in a sub-folder)." },
+  "nested-skill": { severity: "warning", skips: true, doc: "A SKILL.md two folders deep (<root>/<group>/<name>/SKILL.md); agents only look one level down." },
   "file-too-large": { severity: "error", skips: true, doc: "SKILL.md is larger than the 1 MB cap." },
   "binary-file": { severity: "error", skips: true, doc: "The file contains NUL bytes or is UTF-16; save it as UTF-8 text." },
   "encoding": { severity: "error", skips: true, doc: "The file is not valid UTF-8; the finding points at the first bad byte." },

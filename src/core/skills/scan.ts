@@ -113,11 +113,28 @@ export async function scanSkills(paths: string[]): Promise<SkillScan> {
       if (f) {
         found++;
         await load(f);
+      } else {
+        await reportNested(dir, p, findings);
       }
     }
     if (found === 0) findings.push(finding("no-skill-file", p, `no SKILL.md in ${p} or its sub-folders: skills live in <folder>/<name>/SKILL.md`));
   }
   return { skills, findings };
+}
+
+/** A group folder holding skills one level too deep: agents will not find them, so say where to move them. */
+async function reportNested(dir: string, root: string, findings: Finding[]): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const ent of entries.filter((e) => e.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const file = path.join(dir, ent.name, "SKILL.md");
+    if (!existsSync(file)) continue;
+    findings.push(finding("nested-skill", file, `skill is nested too deep for agents to find: move ${path.join(dir, ent.name)} to ${path.join(root, ent.name)}`));
+  }
 }
 
 /** The SKILL.md of a folder, accepting other spellings with a warning (case-insensitive file systems hide them). */
@@ -140,6 +157,10 @@ async function skillFileIn(dir: string, findings: Finding[]): Promise<string | u
 export async function readSkillFile(file: string): Promise<{ skill?: Skill; findings: Finding[]; text: string }> {
   let bytes: Buffer;
   try {
+    // Before open: opening a FIFO blocks until a writer appears, and a device (a link to /dev/zero) never ends.
+    if (!(await stat(file)).isFile()) {
+      return { text: "", findings: [finding("read-error", file, `${file} is not a regular file (a device, FIFO or socket): SKILL.md must be a text file`)] };
+    }
     const handle = await open(file, "r");
     try {
       const { size } = await handle.stat();

@@ -60,6 +60,15 @@ describe("scanSkills on the fixture library", () => {
     assert.match(dup[0]!.message, /dupe-a\/shared\/SKILL\.md/);
   });
 
+  it("skills nested one level too deep are reported with where to move them, not loaded", async () => {
+    write("nested/lib/top/SKILL.md", "---\nname: top\ndescription: d\n---\nbody\n");
+    write("nested/lib/group/deep/SKILL.md", "---\nname: deep\ndescription: d\n---\nbody\n");
+    const scan = await scanSkills([path.join(tmp, "nested/lib")]);
+    assert.deepEqual(scan.skills.map((s) => s.name), ["top"]);
+    assert.deepEqual(scan.findings.map((f) => [f.code, f.severity]), [["nested-skill", "warning"]]);
+    assert.match(scan.findings[0]!.message, /move .*nested\/lib\/group\/deep to .*nested\/lib\/deep/);
+  });
+
   it("missing paths and folders without skills are findings, not exceptions", async () => {
     const scan = await scanSkills([path.join(tmp, "nope"), path.join(fixtures, "library/notes-only")]);
     assert.deepEqual(scan.skills, []);
