@@ -242,7 +242,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   };
 
   /** Decided before the script runs, from the seed, the body and the number of earlier identical bodies. */
-  const drawFault = (raw: string): { kind: FaultKind; retryAfter: number } | undefined => {
+  const drawFault = (raw: string): { kind: FaultKind; retryAfter: number; variant: number } | undefined => {
     if (faultRate <= 0 || faultKinds.length === 0) return undefined;
     const digest = createHash("sha256").update(raw).digest("hex");
     const k = seen.get(digest) ?? 0;
@@ -253,7 +253,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     const uncovered = cover ? faultKinds.find((k) => k !== "bad-tool-args" && !covered.has(k)) : undefined;
     const kind = uncovered ?? faultKinds[Math.floor(pick * faultKinds.length)] ?? faultKinds[0]!;
     covered.add(kind);
-    return { kind, retryAfter: options.faults?.retryAfterSeconds ?? (wait < 0.5 ? 0 : 1) };
+    return { kind, retryAfter: options.faults?.retryAfterSeconds ?? (wait < 0.5 ? 0 : 1), variant: wait };
   };
 
   async function handleCompletion(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -305,9 +305,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
           if (streaming) {
             const events = streamEvents(id, body.model, c, true);
             res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-            // Cut before the finish_reason chunk: a clean end of the HTTP body but no [DONE].
+            // Cut before the finish_reason chunk, no [DONE]; half the time the HTTP body ends cleanly (only the
+            // missing finish_reason tells), half the time the connection drops mid-stream.
             for (const e of events.slice(0, Math.max(1, events.length - 2))) res.write(`data: ${e}\n\n`);
-            res.end();
+            if (fault.variant < 0.5) res.end();
+            else setImmediate(() => req.socket.destroy());
           } else {
             const text = JSON.stringify(completionJson(id, body.model, c));
             res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });

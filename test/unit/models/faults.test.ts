@@ -6,7 +6,8 @@ import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
 import type { ChatResponse } from "../../../src/core/models/types.js";
 import { startScriptedServer, TRANSPORT_FAULTS, type FaultKind, type ScriptFn } from "../../support/scripted-server.js";
 
-const N = 40;
+const N = 30;
+const MIXED_N = 80;
 
 const script: ScriptFn = (req) => {
   const text = req.messages[req.messages.length - 1]!.content ?? "";
@@ -19,7 +20,7 @@ function outcome(r: ChatResponse): unknown {
   return { content: r.content, toolCalls: r.toolCalls.map((t) => [t.name, t.arguments]), finishReason: r.finishReason };
 }
 
-async function runAll(kinds: FaultKind[] | undefined, stream: boolean, retryAfterSeconds?: number): Promise<{ outcomes: unknown[]; calls: number; faults: Record<string, number>; attempts: number; perRequest: number[] }> {
+async function runAll(kinds: FaultKind[] | undefined, stream: boolean, retryAfterSeconds?: number, n = N): Promise<{ outcomes: unknown[]; calls: number; faults: Record<string, number>; attempts: number; perRequest: number[] }> {
   const server = await startScriptedServer({ script, ...(kinds ? { faults: { rate: 0.2, seed: 42, kinds, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) } } : {}) });
   try {
     // A short timeout keeps "stall" cheap, but a timeout that fires on a slow (loaded) machine would make the
@@ -28,7 +29,7 @@ async function runAll(kinds: FaultKind[] | undefined, stream: boolean, retryAfte
     // No backoff beyond what the server asks for keeps the test fast.
     const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream, timeoutMs, retryBaseMs: 1, maxBackoffMs: 5, maxRetries: 8, env: {} });
     const responses = await Promise.all(
-      Array.from({ length: N }, (_, i) =>
+      Array.from({ length: n }, (_, i) =>
         client.complete(
           { model: "scripted-model", messages: [{ role: "user", content: `task ${i}` }], ...(i % 3 === 0 ? { tools: [{ name: "load_skill", description: "d", parameters: { type: "object" } }] } : {}) },
           { sampleIndex: 0 },
@@ -47,16 +48,16 @@ async function runAll(kinds: FaultKind[] | undefined, stream: boolean, retryAfte
  * machine is loaded (before or after the script served it; the script then serves it again, same answer),
  * so there only the weaker bounds hold.
  */
-function assertAccounting(run: { calls: number; faults: Record<string, number>; attempts: number }, withStalls: boolean): void {
+function assertAccounting(run: { calls: number; faults: Record<string, number>; attempts: number }, withStalls: boolean, n = N): void {
   const faults = Object.values(run.faults).reduce((a, b) => a + b, 0);
   if (withStalls) {
-    assert.ok(run.calls >= N, `served ${run.calls} >= ${N}`);
+    assert.ok(run.calls >= n, `served ${run.calls} >= ${n}`);
     // Each answered request took one good attempt and each drawn fault one more (a draw belongs to one attempt).
-    assert.ok(run.attempts >= N + faults, `attempts ${run.attempts}, served ${run.calls}, faults ${faults}`);
+    assert.ok(run.attempts >= n + faults, `attempts ${run.attempts}, served ${run.calls}, faults ${faults}`);
     return;
   }
   assert.equal(run.attempts, run.calls + faults, `attempts ${run.attempts} = served ${run.calls} + faults ${faults}`);
-  assert.equal(run.calls, N, "each request is served by the script exactly once");
+  assert.equal(run.calls, n, "each request is served by the script exactly once");
 }
 
 // Each test owns its server, so a few run side by side (more would load the machine enough to trip timeouts).
@@ -80,14 +81,15 @@ describe("fault injection at 20%", { concurrency: 4 }, () => {
     }
 
     it(`all transport faults mixed: same answers as a clean run (${mode})`, async () => {
-      const clean = await runAll(undefined, stream);
-      // Retry-After 1 s is measured on its own above; here it would only add waiting.
-      const faulty = await runAll(TRANSPORT_FAULTS, stream, 0);
+      // Enough requests that 20% of them exceed the number of kinds; Retry-After 1 s is measured on its own
+      // above, here it would only add waiting.
+      const clean = await runAll(undefined, stream, undefined, MIXED_N);
+      const faulty = await runAll(TRANSPORT_FAULTS, stream, 0, MIXED_N);
       const injected = Object.values(faulty.faults).reduce((a, b) => a + b, 0);
       assert.ok(injected >= TRANSPORT_FAULTS.length, JSON.stringify(faulty.faults));
       for (const kind of TRANSPORT_FAULTS) assert.ok((faulty.faults[kind] ?? 0) >= 1, `every kind is covered: ${JSON.stringify(faulty.faults)}`);
       assert.deepEqual(faulty.outcomes, clean.outcomes);
-      assertAccounting(faulty, true);
+      assertAccounting(faulty, true, MIXED_N);
     });
   }
 
