@@ -182,7 +182,13 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
       const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, "Skill Following report", vscode.ViewColumn.Active, this.options());
       rp = this.attach(panel, runFiles);
     }
-    await rp.refresh();
+    try {
+      await rp.refresh();
+    } catch (err) {
+      // A run file that cannot be read leaves no half-open "Loading…" panel behind; the caller shows the error.
+      rp.panel.dispose();
+      throw err;
+    }
     if (focus) rp.post(focus);
     return rp;
   }

@@ -33,8 +33,9 @@ function render(report: ReportView): void {
   current = report;
   clear(root);
   const exportBar = el("div", { class: "export" });
+  const labels = { html: "HTML", csv: "CSV", json: "JSON", markdown: "Markdown" } as const;
   for (const format of ["html", "csv", "json", "markdown"] as const) {
-    exportBar.append(el("button", { "data-export": format }, `Export ${format.toUpperCase()}`));
+    exportBar.append(el("button", { "data-export": format }, `Export ${labels[format]}`));
   }
   const canvas = el("canvas", { id: "scatter-canvas", role: "img", "aria-label": "RAE against aggregate retrieval lift" });
   const parts: (Node | null)[] = [

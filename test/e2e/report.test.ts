@@ -1,0 +1,169 @@
+/**
+ * End-to-end tier: a person's path through the real UI of code-server in chromium. Open SKILL.md, set the API key
+ * from the palette, run Evaluate This Skill from the palette, pick the task set and model, read the report in the
+ * webview (headline numbers, harmed list, hostile text inert), open a harmed task side by side, and open a crafted
+ * run file whose skill name and task ids carry HTML. Screenshots go to test-results/e2e/.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, Frame, Page } from "playwright-core";
+import { launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
+import { API_KEY, createFixture, SKILL_NAME, XSS_TASK_ID, type Fixture } from "../integration/support/fixture.js";
+
+const skip = missingPrerequisite();
+const shots = path.join(REPO_ROOT, "test-results", "e2e");
+
+async function palette(page: Page, command: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`>${command}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor();
+  await page.keyboard.press("Enter");
+}
+
+async function pick(page: Page, text: string): Promise<void> {
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(text);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor();
+  await page.keyboard.press("Enter");
+}
+
+/** The report's document: the innermost webview frame that has our #app element. */
+async function reportFrame(page: Page, waitForText: string, timeoutMs = 60_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const f of page.frames()) {
+      try {
+        const title = await f.locator("#title").textContent({ timeout: 200 });
+        if (title?.includes(waitForText)) return f;
+      } catch {
+        // not this frame, or not rendered yet
+      }
+    }
+    if (Date.now() > deadline) {
+      await page.screenshot({ path: path.join(shots, "timeout.png") });
+      throw new Error(`no report webview showing "${waitForText}" after ${timeoutMs} ms (see test-results/e2e/timeout.png)`);
+    }
+    await page.waitForTimeout(250);
+  }
+}
+
+describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_000 }, () => {
+  let root: string;
+  let fixture: Fixture;
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let report: Frame;
+
+  before(async () => {
+    mkdirSync(shots, { recursive: true });
+    root = mkdtempSync(path.join(os.tmpdir(), "sf-e2e-"));
+    fixture = await createFixture(path.join(root, "ws"));
+    server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "e2e-code-server.log") });
+    // The extension is installed from the repository folder, as in development (no .vsix needed).
+    browser = await launchBrowser();
+    const url = server.url(fixture.dir, [["extensionDevelopmentPath", `vscode-remote://127.0.0.1:${server.port}${process.env.SF_EXTENSION_DIR ?? REPO_ROOT}`]]);
+    page = await openWorkbench(browser, url);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await fixture?.close();
+    if (root && !process.env.SF_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("opens SKILL.md and sets the API key from the palette", async () => {
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible" });
+    await input.fill(`${SKILL_NAME}/SKILL.md`);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "SKILL.md" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".tab", { hasText: "SKILL.md" }).first().waitFor();
+    await palette(page, "Skill Following: Set API Key");
+    const box = page.locator(".quick-input-widget input");
+    await box.waitFor({ state: "visible" });
+    assert.equal(await box.getAttribute("type"), "password", "the key is typed into a password box");
+    await box.fill(API_KEY);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts", { hasText: "API key saved" }).waitFor();
+    await page.screenshot({ path: path.join(shots, "1-skill-open.png") });
+  });
+
+  it("runs Evaluate This Skill from the palette and shows the report", async () => {
+    await page.locator(".tab", { hasText: "SKILL.md" }).first().click();
+    await palette(page, "Skill Following: Evaluate This Skill");
+    await pick(page, "fixture-math.jsonl");
+    await pick(page, "scripted-model");
+    report = await reportFrame(page, SKILL_NAME);
+    await page.screenshot({ path: path.join(shots, "2-report.png"), fullPage: true });
+    assert.equal(await report.locator("#headline-rae .card-value").textContent(), "\u22120.25");
+    assert.equal(await report.locator("#headline-oae .card-value").textContent(), "\u22120.17");
+    assert.equal(await report.locator("#headline-lift .card-value").textContent(), "0.50");
+    assert.equal(await report.locator("#headline-retrieved .card-value").textContent(), "4 / 6");
+    assert.match((await report.locator("#paradox").textContent()) ?? "", /lift/);
+    assert.equal(await report.locator("#skills-table tbody tr").count(), 1);
+    assert.equal(await report.locator("#scatter-canvas").count(), 1);
+  });
+
+  it("lists the harmed tasks with hostile text shown as text, never run", async () => {
+    const ids = await report.locator("#harmed-list .task-id").allTextContents();
+    assert.deepEqual([...ids].sort(), ["T2-harmed", XSS_TASK_ID].sort());
+    assert.deepEqual(await report.locator("#rescued-list .task-id").allTextContents(), ["T1-rescued"]);
+    assert.equal(await report.evaluate(() => (globalThis as unknown as { __sfXss?: number }).__sfXss), undefined);
+    assert.equal(await report.locator("img").count(), 0, "no element was created from the payload");
+    // VS Code injects its own scripts into the frame; none may carry the payload.
+    const scripts = await report.locator("script").evaluateAll((els) => els.map((e) => e.textContent ?? ""));
+    assert.ok(!scripts.some((t) => t.includes("__sfXss")));
+  });
+
+  it("opens a harmed task's transcripts side by side", async () => {
+    await report.locator("#harmed-list button", { hasText: "T2-harmed" }).click();
+    await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 20_000 });
+    await page.locator(".tab", { hasText: "T2-harmed" }).first().waitFor();
+    await page.locator(".monaco-diff-editor .view-line", { hasText: "Verdict: FAIL" }).first().waitFor();
+    await page.screenshot({ path: path.join(shots, "3-side-by-side.png") });
+  });
+
+  it("keeps a crafted run file's skill names and task ids inert", async () => {
+    const runs = path.join(fixture.dir, ".skill-following", "runs");
+    const original = readdirSync(runs).find((f) => f.endsWith(".jsonl"))!;
+    const evilName = `<img src=x onerror="window.__sfXss=4"><script>window.__sfXss=5</script>`;
+    const crafted = readFileSync(path.join(runs, original), "utf8").split(SKILL_NAME).join(JSON.stringify(evilName).slice(1, -1));
+    const craftedFile = path.join(fixture.dir, "crafted.jsonl");
+    writeFileSync(craftedFile, crafted);
+    await palette(page, "Skill Following: Open Report…");
+    // code-server's simple file dialog: type the path, accept.
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible" });
+    // Wait for the dialog to show its default folder before replacing the path, or it overwrites what we type.
+    await page.waitForFunction(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { value?: string } | null } }).document;
+      return doc.querySelector(".quick-input-widget input")?.value?.includes("runs") === true;
+    });
+    await input.fill(craftedFile);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "crafted.jsonl" }).first().waitFor();
+    await page.screenshot({ path: path.join(shots, "4-open-dialog.png") });
+    await page.locator(".quick-input-widget .monaco-button", { hasText: "Open Report" }).click();
+    const evil = await reportFrame(page, "<img src=x", 30_000);
+    await page.screenshot({ path: path.join(shots, "4-crafted-report.png"), fullPage: true });
+    assert.equal(await evil.locator("#skills-table .skill-name").first().textContent(), evilName);
+    assert.equal(await evil.evaluate(() => (globalThis as unknown as { __sfXss?: number }).__sfXss), undefined);
+    assert.equal(await evil.locator("img").count(), 0);
+  });
+
+  it("restores the report panel after a window reload", async () => {
+    await page.reload();
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    const restored = await reportFrame(page, "on fixture-math", 60_000);
+    assert.equal(await restored.locator("#headline-rae .card-value").textContent(), "\u22120.25");
+    await page.screenshot({ path: path.join(shots, "5-restored.png") });
+  });
+});
