@@ -133,8 +133,29 @@ export function binomLogPmf(k: number, n: number, p: number): number {
   return lc + 0.5 * Math.log(n / (2 * Math.PI * k * (n - k)));
 }
 
+/**
+ * Fair-coin pmf for n ≤ 50 in exact integer arithmetic: C(n, k) stays below 2^53 at every step and 2^−n scales
+ * exactly, so McNemar p-values of small tables come out as exact dyadic numbers (0.625, not 0.6250000000000002).
+ */
+function fairPmfExact(k: number, n: number): number {
+  const r = Math.min(k, n - k);
+  let c = 1;
+  for (let i = 1; i <= r; i++) c = (c * (n - r + i)) / i;
+  return c * Math.pow(2, -n);
+}
+
+const EXACT_FAIR_MAX_N = 50;
+
 export function binomPmf(k: number, n: number, p: number): number {
+  if (p === 0.5 && n <= EXACT_FAIR_MAX_N && Number.isInteger(k) && k >= 0 && k <= n) return fairPmfExact(k, n);
   return Math.exp(binomLogPmf(k, n, p));
+}
+
+/** Σ_{j=from..to} P(X = j) for the fair coin with n ≤ 50: a sum of multiples of 2^−n, exact in a double. */
+function fairTailExact(from: number, to: number, n: number): number {
+  let s = 0;
+  for (let j = from; j <= to; j++) s += fairPmfExact(j, n);
+  return s;
 }
 
 /** ln Σ_{j=from..to} P(X = j), summed with log-sum-exp so that tails far below 1e-308 stay representable. */
@@ -159,6 +180,7 @@ export function binomCdf(k: number, n: number, p: number): number {
   if (k < 0) return 0;
   if (k >= n) return 1;
   k = Math.floor(k);
+  if (p === 0.5 && n <= EXACT_FAIR_MAX_N) return fairTailExact(0, k, n);
   if (k < n * p) return Math.exp(logTailSum(0, k, n, p));
   return 1 - Math.exp(logTailSum(k + 1, n, n, p));
 }
@@ -168,6 +190,7 @@ export function binomSf(k: number, n: number, p: number): number {
   if (k < 0) return 1;
   if (k >= n) return 0;
   k = Math.floor(k);
+  if (p === 0.5 && n <= EXACT_FAIR_MAX_N) return fairTailExact(k + 1, n, n);
   if (k + 1 > n * p) return Math.exp(logTailSum(k + 1, n, n, p));
   return 1 - Math.exp(logTailSum(0, k, n, p));
 }

@@ -91,3 +91,13 @@ test("binomial tails stay finite and summed in logs where the pmf underflows", (
   // Symmetry of the fair coin: lower and upper tails mirror.
   assertRel(binomCdf(2400, 5000, 0.5), binomSf(2599, 5000, 0.5), 1e-12, "mirror");
 });
+
+test("fair-coin tails for n ≤ 50 are exact dyadic numbers (small-table p-values print cleanly)", () => {
+  assert.equal(binomCdf(1, 3, 0.5), 0.5);
+  assert.equal(binomPmf(1, 3, 0.5), 0.375);
+  assert.equal(binomSf(24, 50, 0.5) + binomCdf(24, 50, 0.5), 1);
+  // C(50, 25)/2^50, exactly.
+  assert.equal(binomPmf(25, 50, 0.5), 126410606437752 / 2 ** 50);
+  // The exact path and the general (Loader) path agree where they meet.
+  assertRel(binomPmf(25, 50, 0.5), Math.exp(binomLogPmf(25, 50, 0.5)), 1e-14, "n = 50");
+});
