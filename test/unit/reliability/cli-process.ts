@@ -19,6 +19,8 @@ export interface CliEnv {
   /** HOME and TMPDIR of the child (default: <cwd>/home and <cwd>/tmp, created here). */
   home?: string;
   tmp?: string;
+  /** SIGKILL the child after this long, so a hang fails the test instead of stalling the suite. */
+  timeoutMs?: number;
 }
 
 /** Starts `node dist/cli.js <args>` with only PATH, HOME, TMPDIR and the OpenAI variables set. */
@@ -42,9 +44,13 @@ export function startCli(args: string[], env: CliEnv): CliRun {
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = env.timeoutMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), env.timeoutMs);
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
     child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
   return { child, done };
 }

@@ -3,9 +3,11 @@
  * names with path separators or `..`) and task files (broken lines, wrong types, a 100 MB line, a gzip bomb,
  * binary, not a task set), plus broken run files for `report`. The CLI must answer each with located messages
  * (file:line), exit 0 or 2 as appropriate, never show a stack trace, and write nothing outside its output path.
+ * A SKILL.md that is a FIFO or a link to /dev/zero must not hang the scan either.
  */
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -32,6 +34,13 @@ function generateSkills(dir: string): void {
   put("latin1", Buffer.from(VALID_SKILL("latin1", " (caf\u00e9 cr\u00e8me)"), "latin1"));
   put("empty", "");
   put("crlf-ok", VALID_SKILL("crlf-ok").replace(/\n/g, "\r\n"));
+  if (process.platform === "linux") {
+    // A SKILL.md that never ends (a link to /dev/zero) and one whose open() blocks forever (a FIFO).
+    mkdirSync(path.join(dir, "dev-zero"), { recursive: true });
+    symlinkSync("/dev/zero", path.join(dir, "dev-zero", "SKILL.md"));
+    mkdirSync(path.join(dir, "fifo"), { recursive: true });
+    execFileSync("mkfifo", [path.join(dir, "fifo", "SKILL.md")]);
+  }
 }
 
 /** A gzip "bomb": the same 1 MB-of-zeros member repeated (multi-member gzip is valid), ~1 GB when inflated. */
@@ -98,7 +107,8 @@ describe("reliability: hostile skills, task files and run files", () => {
   /** Runs the CLI and checks the invariants every hostile case shares. */
   async function hostile(args: string[], expectedCode: number) {
     const before = snapshot(ws);
-    const r = await runCli(args, { cwd: ws, apiKey: KEY, baseUrl: server.url });
+    const r = await runCli(args, { cwd: ws, apiKey: KEY, baseUrl: server.url, timeoutMs: 60_000 });
+    assert.notEqual(r.signal, "SIGKILL", `the CLI hung (killed after 60 s)\n${r.stderr.slice(0, 2000)}`);
     const shown = `exit ${r.code}\n--- stderr ---\n${r.stderr.slice(0, 4000)}`;
     assert.equal(r.code, expectedCode, shown);
     assert.doesNotMatch(r.stderr, STACK_TRACE, `no stack trace\n${shown}`);
@@ -116,7 +126,7 @@ describe("reliability: hostile skills, task files and run files", () => {
   it("a library of malformed skills: each bad one is skipped with file:line, the good ones run (exit 0)", async () => {
     const r = await hostile(runArgs("skills", "tasks/broken-lines.jsonl", "skills"), 0);
     const skillFile = (name: string) => path.join(ws, "skills", name, "SKILL.md");
-    for (const bad of ["bad-yaml", "no-frontmatter", "unclosed-frontmatter", "traversal-name", "slash-name", "alias-bomb", "no-description", "tab-indented", "huge", "binary", "utf16", "latin1", "empty", "name-mismatch"]) {
+    for (const bad of ["bad-yaml", "no-frontmatter", "unclosed-frontmatter", "traversal-name", "slash-name", "alias-bomb", "no-description", "tab-indented", "huge", "binary", "utf16", "latin1", "empty", "name-mismatch", ...(process.platform === "linux" ? ["dev-zero", "fifo"] : [])]) {
       locatedIn(r.stderr, skillFile(bad), bad);
     }
     assert.match(r.stdout, /good-skill/, "the report shows the usable skill that was loaded");
