@@ -27,7 +27,7 @@ export interface WireChatBody {
   max_tokens?: number;
 }
 
-/** The request body we send; sampling parameters appear only when set, `tools` only when given. */
+/** The request body we send; sampling parameters appear only when set, `tools` only when non-empty. */
 export function toWireBody(request: ChatRequest): WireChatBody {
   const body: WireChatBody = {
     model: request.model,
@@ -49,7 +49,8 @@ export function toWireBody(request: ChatRequest): WireChatBody {
       }
     }),
   };
-  if (request.tools !== undefined) {
+  // OpenAI rejects `tools: []` with a 400, so an empty list goes out like an absent one.
+  if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
