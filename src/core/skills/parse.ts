@@ -134,7 +134,7 @@ export function parseSkill(file: string, text: string): { skill?: Skill; finding
     }
   }
 
-  const text1 = (key: string): { value?: string; span: Span; present: boolean; wrongType: boolean } => {
+  const scalarField = (key: string): { value?: string; span: Span; present: boolean; wrongType: boolean } => {
     const f = fields.get(key);
     if (!f) return { span: { line: 1, column: 1, endLine: 1, endColumn: 4 }, present: false, wrongType: false };
     const v = f.pair.value as YamlNode | null;
@@ -146,7 +146,7 @@ export function parseSkill(file: string, text: string): { skill?: Skill; finding
     return { span: at, present: true, wrongType: true };
   };
 
-  const nameF = text1("name");
+  const nameF = scalarField("name");
   const name = nameF.value?.trim();
   if (name === undefined || name === "") {
     const folder = folderName(file);
@@ -160,7 +160,7 @@ export function parseSkill(file: string, text: string): { skill?: Skill; finding
     }
   }
 
-  const descF = text1("description");
+  const descF = scalarField("description");
   const description = descF.value?.trim();
   if (description === undefined || description === "") {
     const what = !descF.present ? "frontmatter has no `description`" : descF.wrongType ? "description must be a string" : "description is empty";
@@ -171,7 +171,7 @@ export function parseSkill(file: string, text: string): { skill?: Skill; finding
 
   const optional: Partial<Pick<Skill, "license" | "compatibility" | "metadata" | "allowedTools">> = {};
   for (const key of ["license", "compatibility"] as const) {
-    const f = text1(key);
+    const f = scalarField(key);
     if (!f.present) continue;
     if (f.value === undefined) {
       add("field-type", `\`${key}\` must be a single string; it is ignored`, f.span);
