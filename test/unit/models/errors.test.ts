@@ -95,7 +95,7 @@ describe("retry and error classification", () => {
     });
   }
 
-  it("gives up after maxRetries with an actionable error", async () => {
+  it("gives up after maxRetries with an actionable error; exactly maxRetries+1 requests (the SDK's own retries are off)", async () => {
     const server = await startScriptedServer({ script: () => ({ error: { status: 503 } }) });
     try {
       const logger = recordingLogger();
@@ -209,6 +209,26 @@ describe("the API key stays secret", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the SDK stays quiet", () => {
+  it("prints nothing to the console even with OPENAI_LOG=debug and a malformed stream", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["malformed-json"] } });
+    const saved = { log: process.env.OPENAI_LOG, methods: { ...console } };
+    const printed: string[] = [];
+    process.env.OPENAI_LOG = "debug";
+    for (const m of ["log", "info", "warn", "error", "debug"] as const) console[m] = (...args: unknown[]) => void printed.push(args.map(String).join(" "));
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", apiKey: KEY, stream: true, maxRetries: 1, retryBaseMs: 1, env: {} });
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), ModelRequestError);
+    } finally {
+      Object.assign(console, saved.methods);
+      if (saved.log === undefined) delete process.env.OPENAI_LOG;
+      else process.env.OPENAI_LOG = saved.log;
+      await server.close();
+    }
+    assert.deepEqual(printed, []);
   });
 });
 
