@@ -242,9 +242,10 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
     metrics,
     definitions: {
       tables:
-        samples > 1
+        (samples > 1
           ? `Tables pair sample 0 of each condition (a valid single-run paired design); with ${samples} samples the headline is the task-level paired t over all samples, never McNemar on run-level pairs.`
-          : "Each task contributes one pair: its enabled run and its disabled run.",
+          : "Each task contributes one pair: its enabled run and its disabled run.") +
+        (paired ? "" : " RAE-only design: disabled runs exist only for retrieved tasks, so only the retrieved table (RAE) is estimable."),
       retrieved:
         samples > 1
           ? `A task counts as retrieved when any of its enabled runs got back at least one skill (${modeWord}).`

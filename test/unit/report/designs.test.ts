@@ -19,6 +19,7 @@ test("RAE-only design: overall/notRetrieved not estimable (null), RAE from the p
   ReportSchema.parse(report);
   const e = report.evaluations[0]!;
   assert.equal(e.design, "rae-only");
+  assert.match(e.definitions.tables, /only the retrieved table \(RAE\) is estimable/);
   assert.equal(e.overall, null);
   assert.equal(e.notRetrieved, null);
   assert.equal(e.metrics.OAE, null);
