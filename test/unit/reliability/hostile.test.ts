@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -137,6 +137,16 @@ describe("reliability: hostile skills, task files and run files", () => {
     const file = path.join(ws, "tasks/broken-lines.jsonl");
     for (const line of [2, 3, 4, 5, 6, 7, 8, 10]) assert.match(r.stderr, new RegExp(`${escapeRe(file)}:${line}: `), `line ${line} is reported`);
     assert.doesNotMatch(r.stderr, new RegExp(`${escapeRe(file)}:(1|11): `), "the good lines load silently");
+  });
+
+  it("task ids that look like paths, NUL bytes, markup or 5,000 characters: run and report, nothing written elsewhere", async () => {
+    const r = await hostile(runArgs("skills/good-skill", "tasks/hostile-ids.jsonl", "hostile-ids"), 0);
+    assert.match(r.stdout, /6 planned, 6 complete/);
+    for (const format of ["json", "html", "junit", "markdown", "csv"]) {
+      await hostile(["report", path.join(out, "hostile-ids.jsonl"), "--format", format, "--out", path.join(out, `hostile-ids.${format}`)], 0);
+    }
+    const html = readFileSync(path.join(out, "hostile-ids.html"), "utf8");
+    assert.ok(!html.includes("<script>alert(1)</script>") && !html.includes("<img src=x"), "markup from task ids and prompts is escaped in the HTML report");
   });
 
   it("only malformed skills: refused with exit 2 and located findings", async () => {
