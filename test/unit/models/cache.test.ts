@@ -136,6 +136,31 @@ describe("response cache", () => {
     await rm(dir, { recursive: true });
   });
 
+  it("a failed call stores nothing and is asked again next time", async () => {
+    const failing = await startScriptedServer({ script: (_req, ctx) => (ctx.callIndex === 0 ? { error: { status: 400, message: "no" } } : { content: "fine" }) });
+    try {
+      const c = createCachedClient(createOpenAIClient({ baseURL: failing.url, model: "m", env: {} }), { dir, logger });
+      const [r] = requests("x");
+      await assert.rejects(c.complete(r!, { sampleIndex: 0 }));
+      assert.deepEqual(await listFiles(dir), []);
+      assert.equal((await c.complete(r!, { sampleIndex: 0 })).content, "fine");
+      assert.equal(failing.calls, 2);
+    } finally {
+      await failing.close();
+      await rm(dir, { recursive: true });
+    }
+  });
+
+  it("an unwritable cache folder warns but still answers", async () => {
+    const blocker = path.join(dir, "not-a-folder");
+    await writeFile(blocker, "x");
+    const c = createCachedClient(createOpenAIClient({ baseURL: server.url, model: "scripted-model", apiKey: KEY, env: {} }), { dir: blocker, logger });
+    const [r] = requests("x");
+    assert.match((await c.complete(r!, { sampleIndex: 0 })).content ?? "", /answer/);
+    assert.ok(warnings.some((w) => /cannot write/.test(w)), warnings.join("\n"));
+    await rm(dir, { recursive: true });
+  });
+
   it("stores neither the key nor the request text", async () => {
     const c = client();
     for (const r of requests("SKILL BODY TEXT")) await c.complete(r, { sampleIndex: 0 });
