@@ -54,6 +54,12 @@ export interface MonitorOptions {
   skills?: number;
   /** Optional CS width target (θ scale) for the "precision reached" stopping rule. */
   precision?: number;
+  /**
+   * Size of the finite benchmark being streamed (scope "all": the number of tasks), for the without-replacement CS.
+   * Leave unset for scope "retrieved", whose in-scope count is not known in advance (the CS is then for the
+   * population the tasks are drawn from).
+   */
+  populationSize?: number;
 }
 
 export class SequentialMonitor {
@@ -76,7 +82,7 @@ export class SequentialMonitor {
     if (!(this.alpha > 0 && this.alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${this.alpha}`);
     this.threshold = (2 * k) / this.alpha;
     this.precision = options.precision;
-    this.cs = new BettingCS(this.alpha);
+    this.cs = new BettingCS(this.alpha, 1000, options.populationSize);
   }
 
   observe(o: MonitorObservation): MonitorState {

@@ -170,6 +170,9 @@ export function bettingLogCapital(xs: readonly number[], t: number, m: number, a
 /**
  * Incremental hedged-capital betting CS on the grid m = j/breaks. Feed X ∈ [0, 1] one at a time; `interval()` is
  * the running-intersection CS for μ, `thetaInterval()` maps it to θ = 2μ − 1.
+ * With `populationSize` N the CS is for the mean of a finite benchmark sampled without replacement (Waudby-Smith &
+ * Ramdas 2020): each bet is centred on the conditional mean m_t = (N·m − S_{t−1})/(N − t + 1); a candidate m whose
+ * m_t leaves [0, 1] is impossible given the data seen and drops out for good.
  */
 export class BettingCS {
   private readonly grid: number[];
@@ -185,6 +188,7 @@ export class BettingCS {
   constructor(
     readonly alpha = 0.05,
     readonly breaks = 1000,
+    readonly populationSize?: number,
   ) {
     this.grid = Array.from({ length: breaks + 1 }, (_, j) => j / breaks);
     this.logKPlus = new Float64Array(breaks + 1);
@@ -196,14 +200,21 @@ export class BettingCS {
   }
 
   push(x: number): void {
+    const N = this.populationSize;
+    if (N !== undefined && this.t >= N) throw new RangeError(`more observations than the population size ${N}`);
     this.t++;
     const t = this.t;
+    const before = this.sumX;
     const lambda = Math.sqrt((2 * Math.log(2 / this.alpha)) / (t * Math.log(1 + t) * this.sigma2Prev));
     const threshold = Math.log(1 / this.alpha);
     let first = -1;
     let last = -1;
     for (let j = 0; j < this.grid.length; j++) {
-      const m = this.grid[j]!;
+      const m = N === undefined ? this.grid[j]! : (N * this.grid[j]! - before) / (N - t + 1);
+      if (m < -1e-12 || m > 1 + 1e-12) {
+        this.logKPlus[j] = Infinity;
+        continue;
+      }
       this.logKPlus[j]! += Math.log1p(Math.min(lambda, 0.5 / m) * (x - m));
       this.logKMinus[j]! += Math.log1p(-Math.min(lambda, 0.5 / (1 - m)) * (x - m));
       const lp = this.logKPlus[j]!;

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { golden, assertAbs, assertRel } from "./golden.js";
 import {
-  bettingCsPath, bettingLogCapital, fixedSampleDiscordant, mixtureConfidenceSequence, mixtureEValues,
+  BettingCS, bettingCsPath, bettingLogCapital, fixedSampleDiscordant, mixtureConfidenceSequence, mixtureEValues,
   normalMixtureBoundary, normalMixtureOptimalRho, sprtAsn, sprtFirstDecision, sprtLlrPath, sprtThresholds, toUnit,
 } from "../../../src/core/stats/index.js";
 
@@ -128,4 +128,49 @@ test("betting CS endpoints agree exactly with the golden grid values (tolerance 
     worst = Math.max(worst, Math.abs(at.mean[0] - c.mean_lower), Math.abs(at.mean[1] - c.mean_upper));
   }
   assert.ok(worst < 1e-12, `worst endpoint difference ${worst}`);
+});
+
+test("without-replacement betting CS: equals the plain CS for a huge population, is narrower on a finite one, covers the finite mean", () => {
+  const d = seq.betting_cs.D_sequence as number[];
+  const plain = new BettingCS(0.05);
+  const huge = new BettingCS(0.05, 1000, 1e12);
+  const finite = new BettingCS(0.05, 1000, d.length);
+  const mu = d.reduce((s, x) => s + toUnit(x), 0) / d.length;
+  for (const x of d) {
+    plain.push(toUnit(x));
+    huge.push(toUnit(x));
+    finite.push(toUnit(x));
+    assert.deepEqual(huge.interval(), plain.interval());
+    const [lo, hi] = finite.interval();
+    assert.ok(lo <= mu && mu <= hi, `finite CS [${lo}, ${hi}] covers the benchmark mean ${mu}`);
+  }
+  const wP = plain.interval()[1] - plain.interval()[0];
+  const wF = finite.interval()[1] - finite.interval()[0];
+  assert.ok(wF < wP / 2, `having seen the whole benchmark the finite CS is much narrower (${wF} vs ${wP})`);
+  assert.throws(() => finite.push(0.5), RangeError);
+});
+
+test("without-replacement CS covers the benchmark mean on 200 seeded random orders (Ville: misses ≤ α in expectation)", () => {
+  let seed = 99;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const base = Array.from({ length: 80 }, (_, i) => (i % 5 === 0 ? 0 : i % 3 === 0 ? 0.5 : 1));
+  const mu = base.reduce((s, x) => s + x, 0) / base.length;
+  let misses = 0;
+  for (let rep = 0; rep < 200; rep++) {
+    const xs = [...base];
+    for (let i = xs.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+    }
+    const cs = new BettingCS(0.05, 1000, xs.length);
+    let missed = false;
+    for (const x of xs) {
+      cs.push(x);
+      const [lo, hi] = cs.interval();
+      if (mu < lo || mu > hi) missed = true;
+    }
+    if (missed) misses++;
+  }
+  // Time-uniform guarantee: P(ever miss) ≤ 0.05, so about 10 of 200 at most on average; 25 is > 4 sd above that.
+  assert.ok(misses <= 25, `missed in ${misses} of 200 orders`);
 });
