@@ -4,7 +4,7 @@ import { InputError } from "../core/errors.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
-import { createOpenAIClient } from "../core/models/openai-client.js";
+import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import { resolveModelConfig } from "../core/models/resolve.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
@@ -82,7 +82,9 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   for (const issue of taskSet.issues) logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
 
   const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env });
-  logger.info(`model ${config.model}${config.baseURL ? ` at ${config.baseURL}` : ""} (from ${config.source})`);
+  // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
+  const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
+  logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
   const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: timeoutS * 1000, logger });
   const cacheDir = values["cache-dir"] ? path.resolve(values["cache-dir"]) : defaultCacheDir();
   const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: path.join(cacheDir, "responses"), logger });
@@ -98,7 +100,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       taskSet,
       client,
       model: config.model,
-      ...(config.baseURL ? { baseUrl: config.baseURL } : {}),
+      ...(endpoint ? { baseUrl: endpoint } : {}),
       grader,
       mode,
       design: values["rae-only"] ? "rae-only" : "paired",
