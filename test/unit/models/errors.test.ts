@@ -138,6 +138,22 @@ describe("cancellation", () => {
     }
   });
 
+  it("an abort in the middle of a streamed answer rejects with CancelledError promptly", async () => {
+    // A streamed stall sends headers and a first chunk, then nothing: the abort lands mid-stream.
+    const server = await startScriptedServer({ script: () => ({ content: "x" }), faults: { rate: 1, kinds: ["stall"] } });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", stream: true, env: {} });
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 80);
+      const t0 = performance.now();
+      await assert.rejects(client.complete(ask, { sampleIndex: 0, signal: ac.signal }), CancelledError);
+      assert.ok(performance.now() - t0 < 1000);
+      assert.equal(server.faultsInjected.stall, 1, "exactly one attempt");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("an abort during backoff rejects with CancelledError without another attempt", async () => {
     const server = await startScriptedServer({ script: () => ({ error: { status: 429, retryAfter: 5 } }) });
     try {
