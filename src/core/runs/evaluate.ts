@@ -8,7 +8,6 @@ import type { Grader } from "../grading/types.js";
 import { silentLogger, type Logger } from "../logger.js";
 // The run file is shared and committed; a key hidden in the base URL (user:key@, ?api-key=) must not reach it.
 import { describeEndpoint } from "../models/openai-client.js";
-import { describeEndpoint } from "../models/openai-client.js";
 import type { ModelClient, SamplingParams } from "../models/types.js";
 import { DEFAULT_SEARCH, SkillLibrary, type SearchOptions } from "../retrieval/library.js";
 import { skillLibraryHash } from "../skills/index.js";
