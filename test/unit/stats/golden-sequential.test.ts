@@ -153,7 +153,7 @@ test("without-replacement betting CS: equals the plain CS for a huge population,
 test("without-replacement CS covers the benchmark mean on 200 seeded random orders (Ville: misses ≤ α in expectation)", () => {
   let seed = 99;
   const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
-  const base = Array.from({ length: 80 }, (_, i) => (i % 5 === 0 ? 0 : i % 3 === 0 ? 0.5 : 1));
+  const base: number[] = Array.from({ length: 80 }, (_, i): number => (i % 5 === 0 ? 0 : i % 3 === 0 ? 0.5 : 1));
   const mu = base.reduce((s, x) => s + x, 0) / base.length;
   let misses = 0;
   for (let rep = 0; rep < 200; rep++) {
