@@ -153,6 +153,8 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
   const library = new Map<string, { ref: SkillRef; description?: string; file?: string }>();
   for (const h of headers) for (const s of h.skills) library.set(skillKey(s), { ref: { name: s.name, contentHash: s.contentHash }, description: s.description, file: s.file });
   const skillKeys = [...library.keys(), ...[...skillCounts.keys()].filter((k) => !library.has(k))];
+  // The latest header's hash per skill name: entries with another hash measure an earlier version of the skill.
+  const currentHash = new Map(last.skills.map((s) => [s.name, s.contentHash]));
   const skillTables = skillKeys.map((k) => toTable(skillCounts.get(k)?.counts ?? emptyCounts(), alpha, exact));
   const adjusted = adjustSkills(skillTables, alpha, exact);
   const skillLifts = perSkillLift(liftPopulation, skillKeys);
@@ -171,6 +173,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
       ...(lib?.description !== undefined ? { description: lib.description } : {}),
       ...(lib?.file !== undefined ? { file: lib.file } : {}),
       inLibrary: lib !== undefined,
+      stale: currentHash.has(ref.name) && currentHash.get(ref.name) !== ref.contentHash,
       lift: skillLifts[i]!,
       paradox: skillLifts[i] !== null && skillTables[i]!.effect !== null && skillLifts[i]! * skillTables[i]!.effect! < 0,
     };

@@ -61,6 +61,8 @@ export const SkillResultSchema = z.object({
   file: z.string().optional(),
   /** True when the library in the run header has this skill (false: returned by a run but not in any header). */
   inLibrary: z.boolean(),
+  /** The latest merged run has a different content hash for this name: this entry measures an older version. */
+  stale: z.boolean(),
   /** acc₊ where this skill was returned − acc₊ where it was not (Figure 1 x axis; not causal). */
   lift: z.number().nullable(),
   /** lift and this skill's RAE have opposite signs. */

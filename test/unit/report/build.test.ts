@@ -104,3 +104,21 @@ test("per-skill Holm/BH and badges: a clearly harmful skill is flagged, a small 
   assert.ok(Math.abs(bad.pHolm! - Math.min(1, 2 * bad.table.pMid!)) < 1e-15);
   assert.ok(bad.pBH! <= bad.pHolm!);
 });
+
+test("an edited skill merged across runs: one entry per content hash, the older one marked stale", () => {
+  const h1 = header({ taskIds: ["t1", "t2"], runId: "r1" }, ["alpha"]);
+  const h2 = header({ taskIds: ["t1", "t2"], runId: "r2" }, []);
+  h2.skills = [{ name: "alpha", contentHash: "new-hash", file: "skills/alpha/SKILL.md", description: "edited" }];
+  const rerun = rec("t2", "enabled", true, []);
+  rerun.retrieved = [{ name: "alpha", contentHash: "new-hash" }];
+  const e = only([{ header: h1, records: [...pair("t1", false, true, ["alpha"]), ...pair("t2", true, false, ["alpha"])] }, { header: h2, records: [rerun] }]);
+  const entries = e.skills.filter((s) => s.name === "alpha");
+  assert.equal(entries.length, 2);
+  const old = entries.find((s) => s.contentHash !== "new-hash")!;
+  const cur = entries.find((s) => s.contentHash === "new-hash")!;
+  assert.equal(old.stale, true);
+  assert.equal(cur.stale, false);
+  assert.deepEqual([old.rescuedTasks, old.harmedTasks], [["t1"], []]);
+  // t2 re-ran with the edited skill and now passes both ways.
+  assert.deepEqual([cur.table.n, cur.table.bothPass], [1, 1]);
+});
