@@ -51,10 +51,13 @@ export async function benchOverhead(options: OverheadOptions = { tasks: 1000, la
     rows.push({ group: "overhead", metric: `${metric}: wall / (Σ call latency / c)`, value: round(wallMs / (sum / concurrency), 3), note: "engine time outside model calls: scheduling, grading, run-file writes" });
   };
   try {
+    const cpu0 = process.cpuUsage();
     const started = performance.now();
     const result = await runEngine({ baseUrl: server.url, skillsDir, taskSet: scenario.taskSet, runFile: path.join(tmp, "engine.jsonl"), concurrency });
     const wall = performance.now() - started;
+    const cpu = process.cpuUsage(cpu0);
     const { calls } = await server.stats();
+    rows.push({ group: "overhead", metric: "engine CPU per model call", value: round((cpu.user + cpu.system) / 1000 / calls, 2), unit: "ms", note: `client HTTP + JSON, agent loop, math grading, run-file write; at c=${concurrency} and ${latencyMs} ms the engine saturates one core at ${Math.round((latencyMs * 1000) / ((cpu.user + cpu.system) / calls))} concurrent calls` });
     row("engine (evaluate)", wall, calls, `${result.records.length} records, ${result.failedRuns} failed`);
     attribution("engine (evaluate)", wall, result.records.map((r) => r.latencyMs));
 

@@ -77,7 +77,7 @@ describe("reliability: no orphaned sandbox workers after SIGKILL", { skip: proce
     {
       todo:
         "known bug, sandbox: worker-entry.ts only exits on stdin 'end', which cannot fire while Pyodide blocks its only thread; " +
-        "a worker stuck in C code outlives a SIGKILLed host until the 300 s expected-output cap (or forever for a check job whose host is gone). " +
+        "a worker stuck in C code outlives a SIGKILLed host until that C code returns (here: practically never), since only the host enforced the deadline. " +
         "Fix: watch the host from a worker_thread (stdin close / ppid change) and exit from there.",
     },
     async () => {
