@@ -6,7 +6,8 @@ import { downloadTaskSet, TASK_SET_CATALOG, type TaskSetName } from "../core/tas
 import { COMMANDS, type CommandKey } from "./command-ids.js";
 import { needs, showError } from "./errors-ui.js";
 import { evaluateSkill, runEvaluation, requireTrust, type EvaluateOptions } from "./evaluate-flow.js";
-import { EXPORT_EXTENSIONS, renderExport, type ExportFormat } from "./export-formats.js";
+import { renderCsv, renderHtml, renderJson, renderMarkdown } from "../core/report/index.js";
+import type { Report } from "../core/report/schema.js";
 import { pickModels, pickTaskSet, rememberTaskSet, taskSetCacheDir } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
@@ -127,10 +128,14 @@ async function setApiKey(svc: Services, value?: unknown) {
   return true;
 }
 
+type ExportFormat = "html" | "csv" | "json" | "markdown";
+const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { html: "html", csv: "csv", json: "json", markdown: "md" };
+const RENDERERS: Record<ExportFormat, (r: Report) => string> = { html: renderHtml, csv: renderCsv, json: renderJson, markdown: renderMarkdown };
+
 async function exportReport(svc: Services, format?: unknown, target?: unknown) {
   const panel = svc.reports.active ?? svc.reports.all()[0];
-  const view = panel?.current;
-  if (!panel || !view) {
+  const model = panel?.reportModel;
+  if (!panel || !model) {
     await needs("Open a report first.", "Open Report…", () => vscode.commands.executeCommand(COMMANDS.openReport.id));
     return undefined;
   }
@@ -146,7 +151,7 @@ async function exportReport(svc: Services, format?: unknown, target?: unknown) {
       : await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(svc.dataDir, "reports", `${base}.${EXPORT_EXTENSIONS[fmt]}`)) });
   if (!uri) return undefined;
   await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(uri.fsPath)));
-  await writeFile(uri.fsPath, renderExport(view, fmt), "utf8");
+  await writeFile(uri.fsPath, RENDERERS[fmt](model), "utf8");
   void vscode.window.showInformationMessage(`Report exported to ${vscode.workspace.asRelativePath(uri)}.`);
   return uri.fsPath;
 }

@@ -9,7 +9,7 @@ import { registerEvaluateOnSave } from "./evaluate-flow.js";
 import { EvaluationRunner, workspaceDataDir } from "./evaluation.js";
 import { createLogger } from "./logger.js";
 import { ReportPanels, type ReportHost } from "./report-panel.js";
-import { buildReportView } from "./report-view-model.js";
+import { buildReportModel } from "./report-view-model.js";
 import { ResultsStore } from "./results-store.js";
 import { RunFiles } from "./run-files.js";
 import { createSecrets } from "./secrets.js";
@@ -36,7 +36,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
     const dataDir = workspaceDataDir(vscode.workspace.workspaceFolders?.[0], ext.globalStorageUri);
     const runner = new EvaluationRunner(logger, path.join(ext.extensionUri.fsPath, "dist"), path.join(dataDir, "cache"));
     const host: ReportHost = {
-      load: async (files) => buildReportView(await Promise.all(files.map((f) => runs.load(f))), config.get().alpha),
+      load: async (files) => buildReportModel(await Promise.all(files.map((f) => runs.load(f))), config.get().alpha),
       openTask: (runFile, taskId, sample) => openTaskComparison(runFile, taskId, sample),
       exportReport: async (_panel, format) => {
         await vscode.commands.executeCommand(COMMANDS.exportReport.id, format);

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { REPORT_VIEW_TYPE } from "./command-ids.js";
 import { HostMessageSchema, PROTOCOL_VERSION, WebviewMessageSchema, WebviewStateSchema, type HostMessage, type WebviewMessage } from "../shared/protocol.js";
 import type { ReportView } from "../shared/report-view.js";
+import type { Report } from "../core/report/schema.js";
 import type { ExtensionLogger } from "./logger.js";
 
 /**
@@ -11,14 +12,15 @@ import type { ExtensionLogger } from "./logger.js";
  * dist/webview and media) and receives data only through the typed protocol in src/shared/protocol.ts.
  */
 export interface ReportHost {
-  /** Builds the report of these run files (re-read from disk). */
-  load(runFiles: string[]): Promise<ReportView>;
+  /** Builds the report of these run files (re-read from disk): the core model (exports) and its view (webview). */
+  load(runFiles: string[]): Promise<{ report: Report; view: ReportView }>;
   openTask(runFile: string, taskId: string, sample: number): Promise<void>;
   exportReport(panel: ReportPanel, format: "html" | "csv" | "json" | "markdown"): Promise<void>;
 }
 
 export class ReportPanel implements vscode.Disposable {
   private report: ReportView | undefined;
+  private model: Report | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly renderedEmitter = new vscode.EventEmitter<Extract<WebviewMessage, { type: "rendered" }>>();
   /** Fires when the webview reports it rendered a report (tests and the e2e wait on this). */
@@ -47,8 +49,15 @@ export class ReportPanel implements vscode.Disposable {
     return this.report;
   }
 
+  /** The core report model shown (what Export Report renders). */
+  get reportModel(): Report | undefined {
+    return this.model;
+  }
+
   async refresh(): Promise<void> {
-    this.report = await this.host.load(this.runFiles);
+    const { report, view } = await this.host.load(this.runFiles);
+    this.model = report;
+    this.report = view;
     this.panel.title = `Report: ${this.report.title}`;
     this.post({ v: PROTOCOL_VERSION, type: "report", report: this.report });
   }

@@ -1,148 +1,101 @@
 import path from "node:path";
 import type { RunFileContents } from "../core/runs/store.js";
-import type { RunRecord } from "../core/runs/types.js";
-import { analyzeTable, countsOf, paradoxExplanation, retrievalMetrics, type TableAnalysis } from "../core/stats/metrics.js";
-import { holm } from "../core/stats/multiplicity.js";
+import { buildReport } from "../core/report/build.js";
+import type { Evaluation, Report, Table } from "../core/report/schema.js";
 import type { Estimate, ReportView, SkillRow, TaskRef } from "../shared/report-view.js";
 
 /**
  * Turns run files into the plain data the report webview, the CodeLens and the diagnostics show. No `vscode`
- * import: unit-testable under plain node. The statistics are the core's (src/core/stats); this file only pairs
- * records and arranges the numbers. One report may hold several runs (Compare Models…): skills and points are
- * then per model.
+ * import: unit-testable under plain node. Every number comes from the core report model (src/core/report), so the
+ * panel, the CodeLens, the CLI and the exports agree; this file only arranges them. One report may hold several
+ * runs (Compare Models…): skills and points are then per model.
  */
 
 export interface LoadedRun extends RunFileContents {
   file: string;
 }
 
-interface Pair {
-  run: LoadedRun;
-  taskId: string;
-  sample: number;
-  enabled: RunRecord;
-  disabled: RunRecord;
-  skills: string[];
-}
-
-function pairsOf(run: LoadedRun): Pair[] {
-  const disabled = new Map<string, RunRecord>();
-  for (const r of run.records) if (r.condition === "disabled") disabled.set(`${r.taskId}\u0000${r.sample}`, r);
-  const out: Pair[] = [];
-  for (const e of run.records) {
-    if (e.condition !== "enabled") continue;
-    const d = disabled.get(`${e.taskId}\u0000${e.sample}`);
-    if (!d) continue;
-    out.push({ run, taskId: e.taskId, sample: e.sample, enabled: e, disabled: d, skills: [...new Set(e.retrieved.map((s) => s.name))] });
-  }
-  return out;
-}
-
-const outcome = (p: Pair) => ({ yMinus: p.disabled.verdict.pass, yPlus: p.enabled.verdict.pass });
-
-function estimate(a: TableAnalysis): Estimate {
-  return { value: a.effect, low: a.tango ? a.tango[0] : null, high: a.tango ? a.tango[1] : null, p: a.pMid };
-}
-
-function taskRef(p: Pair, label: string | undefined): TaskRef {
-  const failing = p.enabled.verdict.pass ? p.disabled : p.enabled;
-  return {
-    runFile: p.run.file,
-    taskId: p.taskId,
-    sample: p.sample,
-    skills: p.skills,
-    reason: failing.verdict.reason,
-    ...(label ? { model: label } : {}),
-  };
-}
+const est = (t: Table | null, decision: "mid-p" | "exact"): Estimate =>
+  t ? { value: t.effect, low: t.ci ? t.ci[0] : null, high: t.ci ? t.ci[1] : null, p: decision === "exact" ? t.pExact : t.pMid } : { value: null, low: null, high: null, p: null };
 
 export function modelLabel(run: LoadedRun): string {
   return run.header.model.name;
 }
 
+/** The core report model of these runs (the same numbers the CLI and every export show) and the view of it. */
+export function buildReportModel(runs: LoadedRun[], alpha: number, extraNotes: string[] = []): { report: Report; view: ReportView } {
+  const report = buildReport(runs, { alpha });
+  return { report, view: toView(report, runs, alpha, extraNotes) };
+}
+
 export function buildReportView(runs: LoadedRun[], alpha: number, extraNotes: string[] = []): ReportView {
-  const compare = runs.length > 1;
-  const allPairs = runs.flatMap(pairsOf);
-  const retrievedPairs = allPairs.filter((p) => p.skills.length > 0);
-  const notRetrieved = allPairs.filter((p) => p.skills.length === 0);
-  const rTable = countsOf(retrievedPairs.map(outcome));
-  const nTable = countsOf(notRetrieved.map(outcome));
-  const metrics = retrievalMetrics(rTable, nTable);
-  const rae = analyzeTable(rTable, alpha);
-  const oae = analyzeTable(countsOf(allPairs.map(outcome)), alpha);
+  return buildReportModel(runs, alpha, extraNotes).view;
+}
 
-  // Per skill (and per model in a comparison): the tasks on which that skill was returned.
-  const groups = new Map<string, { name: string; model?: string; pairs: Pair[]; runPairs: Pair[] }>();
-  for (const run of runs) {
-    const pairs = allPairs.filter((p) => p.run === run);
-    const names = new Set([...run.header.skills.map((s) => s.name), ...pairs.flatMap((p) => p.skills)]);
-    for (const name of names) {
-      const key = compare ? `${name}\u0000${modelLabel(run)}` : name;
-      const g = groups.get(key) ?? { name, ...(compare ? { model: modelLabel(run) } : {}), pairs: [], runPairs: [] };
-      g.pairs.push(...pairs.filter((p) => p.skills.includes(name)));
-      g.runPairs.push(...pairs);
-      groups.set(key, g);
-    }
-  }
-  const analysed = [...groups.values()].map((g) => {
-    const table = countsOf(g.pairs.map(outcome));
-    const rest = countsOf(g.runPairs.filter((p) => !p.skills.includes(g.name)).map(outcome));
-    return { g, a: analyzeTable(table, alpha), lift: retrievalMetrics(table, rest).lift };
-  });
-  // Holm over the skills that have a test at all (n > 0); the others stay inconclusive with p = null.
-  const tested = analysed.filter((x) => x.a.pMid !== null);
-  const adjusted = holm(tested.map((x) => x.a.pMid as number), alpha);
-  const skills: SkillRow[] = analysed.map((x) => {
-    const i = tested.indexOf(x);
-    const pHolm = i >= 0 ? (adjusted.adjusted[i] ?? null) : null;
-    const significant = i >= 0 && adjusted.reject[i] === true;
-    const flag = significant && x.a.effect !== null ? (x.a.effect < 0 ? "harmful" : x.a.effect > 0 ? "helpful" : "inconclusive") : "inconclusive";
-    return {
-      name: x.g.name,
-      ...(x.g.model ? { model: x.g.model } : {}),
-      n: x.a.n,
-      rescued: x.a.b,
-      harmed: x.a.c,
-      rae: estimate(x.a),
-      pHolm,
-      flag,
-      lift: x.lift,
-    };
-  });
+/** The run file holding a task's enabled record for this evaluation (the latest one wins, as in the core). */
+function fileOf(ev: Evaluation, runs: LoadedRun[], taskId: string): string {
+  const candidates = runs.filter((r) => ev.runIds.includes(r.header.runId));
+  const withTask = candidates.filter((r) => r.records.some((x) => x.taskId === taskId && x.condition === "enabled" && x.sample === 0));
+  return (withTask[withTask.length - 1] ?? candidates[candidates.length - 1] ?? runs[0])?.file ?? "";
+}
 
+function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: string[]): ReportView {
+  const evs = report.evaluations;
+  const compare = evs.length > 1;
+  const first: Evaluation | undefined = evs[0];
+  const label = (ev: Evaluation) => (compare ? { model: ev.model } : {});
+  const skills: SkillRow[] = evs.flatMap((ev) =>
+    ev.skills.map((s) => ({
+      name: s.name,
+      ...label(ev),
+      n: s.table.n,
+      rescued: s.table.rescued,
+      harmed: s.table.harmed,
+      rae: est(s.table, ev.decisionP),
+      pHolm: s.pHolm,
+      flag: s.badge,
+      lift: s.lift,
+    })),
+  );
   const points = compare
-    ? runs.map((run) => {
-        const pairs = allPairs.filter((p) => p.run === run);
-        const r = countsOf(pairs.filter((p) => p.skills.length > 0).map(outcome));
-        const n = countsOf(pairs.filter((p) => p.skills.length === 0).map(outcome));
-        return { label: modelLabel(run), kind: "model" as const, lift: retrievalMetrics(r, n).lift, rae: estimate(analyzeTable(r, alpha)) };
-      })
+    ? evs.map((ev) => ({ label: ev.model, kind: "model" as const, lift: ev.lift, rae: est(ev.retrieved, ev.decisionP) }))
     : skills.map((s) => ({ label: s.name, kind: "skill" as const, lift: s.lift, rae: s.rae }));
-
-  const flips = (want: "rescued" | "harmed") =>
-    allPairs
-      .filter((p) => (want === "rescued" ? !p.disabled.verdict.pass && p.enabled.verdict.pass : p.disabled.verdict.pass && !p.enabled.verdict.pass))
-      .sort((a, b) => Number(b.skills.length > 0) - Number(a.skills.length > 0) || a.taskId.localeCompare(b.taskId) || a.sample - b.sample)
-      .map((p) => taskRef(p, compare ? modelLabel(p.run) : undefined));
+  const flips = (outcome: "rescued" | "harmed"): TaskRef[] =>
+    evs.flatMap((ev) =>
+      ev.taskRows
+        .filter((t) => t.outcome === outcome)
+        .sort((a, b) => Number(b.retrieved.length > 0) - Number(a.retrieved.length > 0))
+        .map((t) => ({
+          runFile: fileOf(ev, runs, t.taskId),
+          taskId: t.taskId,
+          sample: 0,
+          skills: [...new Set(t.retrieved.map((r) => r.name))],
+          reason: outcome === "harmed" ? t.enabledReason : t.disabledReason,
+          ...label(ev),
+        })),
+    );
 
   const notes = [...extraNotes];
+  if (compare) notes.push(`Headline cards show ${first?.model ?? "the first model"}; the table and the scatter show every model.`);
   for (const run of runs) {
+    for (const w of run.warnings) notes.push(w);
     if (run.header.model.id.startsWith("vscode-lm:")) {
       notes.push(`${modelLabel(run)} is a VS Code language model: its temperature cannot be set, so outcomes vary between runs; use samples > 1.`);
     }
-    for (const w of run.warnings) notes.push(w);
-    const unpaired = run.records.filter((r) => r.condition === "enabled").length - pairsOf(run).length;
-    if (run.header.design === "paired" && unpaired > 0) notes.push(`${unpaired} enabled runs have no disabled partner yet (run incomplete).`);
-    if (run.header.design === "rae-only") notes.push("RAE-only design: the disabled condition ran only where the enabled run retrieved, so OAE and lift are not available.");
   }
-  if (rae.tooFewDiscordant && rae.n > 0) notes.push("Too few discordant pairs where retrieved: no result could reach significance at this size.");
+  for (const ev of evs) {
+    if (ev.tasks.incomplete > 0) notes.push(`${ev.model}: ${ev.tasks.incomplete} of ${ev.tasks.planned} tasks are incomplete (run cancelled or failed) and left out; evaluate again to resume.`);
+    if (ev.design === "rae-only") notes.push("RAE-only design: the disabled condition ran only where the enabled run retrieved, so OAE is not estimable.");
+    if (ev.samples > 1) notes.push(ev.definitions.retrieved);
+    if (ev.retrieved.tooFewDiscordant && ev.retrieved.n > 0) notes.push("Too few discordant pairs where retrieved: no result could reach significance at this size.");
+  }
 
-  const rae_only = runs.every((r) => r.header.design === "rae-only");
   const title = compare
-    ? `Model comparison: ${runs.map(modelLabel).join(", ")}`
+    ? `Model comparison: ${evs.map((e) => e.model).join(", ")}`
     : runs[0]
       ? `${runs[0].header.skills.length === 1 ? runs[0].header.skills[0]!.name : `${runs[0].header.skills.length} skills`} on ${runs[0].header.taskSet.name} · ${modelLabel(runs[0])}`
       : "Skill Following report";
+  const h = first;
   return {
     title,
     runs: runs.map((run) => ({
@@ -157,15 +110,15 @@ export function buildReportView(runs: LoadedRun[], alpha: number, extraNotes: st
       ...(run.stops.length ? { stopReason: run.stops[run.stops.length - 1]!.reason } : {}),
     })),
     headline: {
-      rae: estimate(rae),
-      oae: rae_only ? { value: null, low: null, high: null, p: null } : estimate(oae),
-      lift: rae_only ? null : metrics.lift,
-      nRetrieved: metrics.nCond,
-      n: metrics.nPairs,
-      rescued: rTable.b,
-      harmed: rTable.c,
-      paradox: !rae_only && metrics.paradox,
-      ...(!rae_only && metrics.paradox ? { paradoxText: paradoxExplanation(metrics) ?? undefined } : {}),
+      rae: est(h?.retrieved ?? null, h?.decisionP ?? "mid-p"),
+      oae: est(h?.overall ?? null, h?.decisionP ?? "mid-p"),
+      lift: h?.lift ?? null,
+      nRetrieved: h?.retrieved.n ?? 0,
+      n: h ? (h.overall?.n ?? h.tasks.complete) : 0,
+      rescued: h?.retrieved.rescued ?? 0,
+      harmed: h?.retrieved.harmed ?? 0,
+      paradox: h?.metrics.paradox ?? false,
+      ...(h?.metrics.paradoxExplanation ? { paradoxText: h.metrics.paradoxExplanation } : {}),
     },
     points,
     skills,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BadgeSchema } from "../core/report/schema.js";
 
 /**
  * The plain data the report webview renders: what one panel shows, already computed by the host from the core
@@ -15,7 +16,8 @@ export const EstimateSchema = z.object({
 });
 export type Estimate = z.infer<typeof EstimateSchema>;
 
-export const FlagSchema = z.enum(["harmful", "helpful", "inconclusive"]);
+/** The core report's badge (Holm-adjusted): harmful, helpful, inconclusive, or not-retrieved. */
+export const FlagSchema = BadgeSchema;
 export type Flag = z.infer<typeof FlagSchema>;
 
 /** One task whose outcome flipped between the conditions; enough to open its side-by-side view. */

@@ -156,10 +156,13 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     assert.ok(x.html.includes("&lt;img src=x onerror="));
     assert.ok(!x.html.includes("<script"), "no script element in the HTML export");
     assert.ok(!/<img[^>]*onerror/i.test(x.html));
-    assert.match(x.csv, /^skill,model,n,rescued,harmed,rae/);
-    assert.equal(JSON.parse(x.json).harmed.length, 2);
-    assert.ok(JSON.parse(x.json).harmed.some((t: { taskId: string }) => t.taskId === XSS_TASK_ID));
-    assert.match(x.markdown, /## Harmed tasks \(2\)/);
+    assert.match(x.csv.split(/\r?\n/)[1], new RegExp(`"${SKILL_NAME}"`));
+    const json = JSON.parse(x.json);
+    const harmed = json.evaluations[0].skills[0].harmedTasks as string[];
+    assert.deepEqual([...harmed].sort(), [...EXPECTED.harmed].sort());
+    assert.ok(harmed.includes(XSS_TASK_ID));
+    assert.ok(x.markdown.replace(/\\/g, "").includes(SKILL_NAME), "markdown escapes punctuation with backslashes");
+    assert.ok(!x.markdown.includes("<img"));
   });
 
   it("marks the CodeLens stale after an edit", () => {
