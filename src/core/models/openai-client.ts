@@ -4,10 +4,10 @@
  * has our own deadline covering the whole exchange (the SDK's timeout stops at the response headers, so a
  * stream that stalls after them would otherwise hang forever).
  */
-import OpenAI from "openai";
+import OpenAI, { APIError } from "openai";
 import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import { classifyFailure, retryDelayMs, type Failure } from "./retry.js";
+import { classifyFailure, errnoCode, retryDelayMs, type Failure } from "./retry.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
 import { fromWireCompletion, StreamAccumulator, toWireBody } from "./wire.js";
 
@@ -104,12 +104,18 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const id = `openai-compatible:${options.model}@${endpoint}`;
   // Whatever a server echoes back, the key never leaves this module in a message.
   const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text);
-  /** Errors are attached as `cause` (people print those); one whose text holds the key is replaced. */
-  const safeCause = (error: unknown): unknown => {
-    if (!(error instanceof Error)) return error;
-    if (!`${error.message}\n${error.stack ?? ""}`.includes(apiKey)) return error;
-    const copy = new Error(redact(error.message));
-    copy.name = error.name;
+  /**
+   * What we attach as `cause`: name, redacted message, status and errno code only. The SDK's error object
+   * carries the endpoint's parsed error body, where a hostile or careless server may echo the key back in
+   * any field, and people print causes.
+   */
+  const safeCause = (error: unknown): Error | undefined => {
+    if (error === undefined) return undefined;
+    const copy = new Error(redact(error instanceof Error ? error.message : String(error))) as Error & { status?: number; code?: string };
+    copy.name = error instanceof Error ? error.name : "Error";
+    if (error instanceof APIError && error.status !== undefined) copy.status = error.status;
+    const code = errnoCode(error);
+    if (code) copy.code = code;
     return copy;
   };
 
@@ -197,7 +203,10 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     const summary = last?.failure.summary ?? "unknown";
     logger.warn(`model request to ${endpoint} failed after ${attempts} attempts (${summary})`);
     throw new ModelRequestError(`Model request to ${endpoint} failed after ${attempts} attempts (${summary})${serverSays(last?.error)}`, last?.failure.status, {
-      hint: "The endpoint kept failing: check it is running and reachable, or lower the concurrency.",
+      hint:
+        last?.failure.kind === "connection"
+          ? `Nothing answered at ${endpoint}: check the server is running and the base URL is right.`
+          : "The endpoint kept failing: check it is running and reachable, or lower the concurrency.",
       action: "showLog",
       cause: safeCause(last?.error),
     });

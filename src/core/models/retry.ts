@@ -29,6 +29,17 @@ export interface Failure {
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
+/** The first errno-style `code` (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET ...) along an error's cause chain. */
+export function errnoCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && e !== null && typeof e === "object"; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /** Retry-After as milliseconds: `retry-after-ms` first (OpenAI's extension), then seconds or an HTTP date. */
 export function parseRetryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
@@ -74,7 +85,8 @@ export function classifyFailure(error: unknown, attemptTimedOut: boolean): Failu
     return { kind: "timeout", retryable: true, summary: "response timed out" };
   }
   if (error instanceof APIConnectionError) {
-    return { kind: "connection", retryable: true, summary: "connection failed" };
+    const code = errnoCode(error);
+    return { kind: "connection", retryable: true, summary: code ? `connection failed (${code})` : "connection failed" };
   }
   if (error instanceof APIError) {
     const status = error.status;

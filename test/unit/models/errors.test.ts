@@ -108,6 +108,19 @@ describe("retry and error classification", () => {
     }
   });
 
+  it("nothing listening: retried, then an error naming ECONNREFUSED and what to check", async () => {
+    const gone = await startScriptedServer({ script: () => ({ content: "x" }) });
+    await gone.close();
+    const client = createOpenAIClient({ baseURL: gone.url, model: "m", maxRetries: 2, retryBaseMs: 1, maxBackoffMs: 2, env: {} });
+    await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => {
+      assert.ok(e instanceof ModelRequestError);
+      assert.match(e.message, /3 attempts \(connection failed \(ECONNREFUSED\)\)/);
+      assert.match(e.options.hint ?? "", /Nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1/);
+      assert.equal((e.cause as { code?: string }).code, "ECONNREFUSED");
+      return true;
+    });
+  });
+
   it("a stalled answer times out and is retried", async () => {
     const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["stall"] } });
     try {
