@@ -42,7 +42,8 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), "sf-integration-"));
     const workspace = path.join(root, "ws");
-    fixture = await createFixture(workspace);
+    // Some latency, so the cancel test finds the evaluation still running.
+    fixture = await createFixture(workspace, { latencyMs: 150 });
     const resultsFile = path.join(root, "results.json");
     const testsModule = path.join(root, "host", "suite.js");
     await esbuild.build({
@@ -179,6 +180,29 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     assert.equal(s.cachedByCondition.enabled, EXPECTED.n);
     assert.notEqual(s.newRunFile, facts.evaluation.runFile);
     assert.ok(!facts.lensAfterSave[0].includes("stale"));
+  });
+
+  it("cancels an evaluation keeping finished runs, then resumes it with nothing lost or duplicated", () => {
+    const c = facts.cancelResume;
+    assert.equal(facts.cancelCommand, true);
+    assert.equal(c.cancelled, true);
+    assert.ok(c.recordsAtCancel >= 2 && c.recordsAtCancel < 12, `records at cancel: ${c.recordsAtCancel}`);
+    assert.equal(c.sameFile, true, "the second evaluation resumed the cancelled run file");
+    assert.equal(c.resumedCancelled, false);
+    assert.equal(c.records, 12);
+    assert.equal(c.uniqueKeys, 12);
+    // At most the one call in flight when cancelling is repeated (concurrency 1); nothing finished is redone.
+    assert.ok(c.calls >= EXPECTED.firstRunCalls && c.calls <= EXPECTED.firstRunCalls + 1, `calls: ${c.calls}`);
+    assert.equal(c.rae, EXPECTED.rae);
+  });
+
+  it("evaluates the library and compares two models in one report", () => {
+    assert.deepEqual(facts.library.skills, [SKILL_NAME]);
+    assert.equal(facts.library.rae, EXPECTED.rae);
+    assert.equal(facts.comparison.runFiles, 2);
+    assert.equal(facts.comparison.panelRuns, 2);
+    assert.deepEqual([...facts.comparison.skillModels].sort(), ["scripted-model", "scripted-model-b"]);
+    assert.deepEqual([...facts.comparison.points].sort(), ["model:scripted-model", "model:scripted-model-b"]);
   });
 
   it("never writes the API key to settings, logs, run files or the cache", () => {

@@ -5,7 +5,7 @@
  * so a failure shows up as a failing assertion with its message, not as a timeout.
  */
 import * as vscode from "vscode";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 
 declare const __SF_HOST_CONFIG__: string;
 
@@ -198,6 +198,56 @@ async function body(): Promise<void> {
     },
   };
   await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", undefined, vscode.ConfigurationTarget.Workspace);
+
+  steps.push("cancel and resume");
+  // A model name the cache has never seen, one call at a time, so the run is still going when we cancel.
+  await vscode.workspace.getConfiguration("skillFollowing").update("concurrency", 1, vscode.ConfigurationTarget.Workspace);
+  const beforeCancel = await calls();
+  const cancelled = vscode.commands.executeCommand("skillFollowing.evaluateSkill", uri, { taskSet: config.taskSetFile, model: "scripted-model-b" }) as Thenable<
+    { runFile: string; cancelled: boolean } | undefined
+  >;
+  const runsDir = `${config.skillFile.replace(/\/skills\/.*$/, "")}/.skill-following/runs`;
+  const partial = await waitFor("a few finished runs", () => {
+    const file = readdirSync(runsDir).find((f) => f.includes("scripted-model-b"));
+    if (!file) return undefined;
+    const n = readFileSync(`${runsDir}/${file}`, "utf8").split("\n").filter((l) => l.includes('"type":"run"')).length;
+    return n >= 2 ? `${runsDir}/${file}` : undefined;
+  });
+  facts.cancelCommand = await vscode.commands.executeCommand("skillFollowing.cancelEvaluation");
+  const c1 = await cancelled;
+  const recordsAtCancel = readFileSync(partial, "utf8").split("\n").filter((l) => l.includes('"type":"run"')).length;
+  const resumed = (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", uri, { taskSet: config.taskSetFile, model: "scripted-model-b" })) as
+    | { runFile: string; cancelled: boolean; view?: { headline: { rae: { value: number | null } } } }
+    | undefined;
+  const keys = readFileSync(partial, "utf8")
+    .split("\n")
+    .filter((l) => l.includes('"type":"run"'))
+    .map((l) => (JSON.parse(l) as { key: string }).key);
+  facts.cancelResume = {
+    cancelled: c1?.cancelled,
+    recordsAtCancel,
+    sameFile: resumed?.runFile === partial && c1?.runFile === partial,
+    resumedCancelled: resumed?.cancelled,
+    records: keys.length,
+    uniqueKeys: new Set(keys).size,
+    calls: (await calls()) - beforeCancel,
+    rae: resumed?.view?.headline.rae.value,
+  };
+  await vscode.workspace.getConfiguration("skillFollowing").update("concurrency", undefined, vscode.ConfigurationTarget.Workspace);
+
+  steps.push("library and comparison");
+  const lib = (await vscode.commands.executeCommand("skillFollowing.evaluateLibrary", undefined, { taskSet: config.taskSetFile, model: "scripted-model" })) as
+    | { runFile: string; view?: { skills: { name: string }[]; headline: { rae: { value: number | null } } } }
+    | undefined;
+  facts.library = { skills: lib?.view?.skills.map((x) => x.name), rae: lib?.view?.headline.rae.value };
+  const compared = (await vscode.commands.executeCommand("skillFollowing.compareModels", ["scripted-model", "scripted-model-b"], config.taskSetFile)) as string[] | undefined;
+  const panel = api.services.reports.active as unknown as { runFiles: string[]; current?: { skills: { model?: string }[]; points: { kind: string; label: string }[] } } | undefined;
+  facts.comparison = {
+    runFiles: compared?.length,
+    panelRuns: panel?.runFiles.length,
+    skillModels: panel?.current?.skills.map((x) => x.model),
+    points: panel?.current?.points.map((p) => `${p.kind}:${p.label}`),
+  };
 
   steps.push("settings have no key");
   facts.settingsKeys = Object.keys(vscode.workspace.getConfiguration("skillFollowing"));
