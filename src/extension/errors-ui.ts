@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { SkillFollowingError } from "../core/errors.js";
+import { ModelRequestError, SkillFollowingError } from "../core/errors.js";
 import { COMMANDS } from "./command-ids.js";
 import type { ExtensionLogger } from "./logger.js";
 
@@ -14,7 +14,9 @@ const ACTIONS: Record<string, { label: string; run: () => Thenable<unknown> }> =
 export async function showError(err: unknown, logger: ExtensionLogger): Promise<void> {
   const e = err instanceof Error ? err : new Error(String(err));
   logger.error(e);
-  const opts = e instanceof SkillFollowingError ? e.options : {};
+  const opts = e instanceof SkillFollowingError ? { ...e.options } : {};
+  // An endpoint that rejects the key is fixed by setting one, whatever layer classified it.
+  if (e instanceof ModelRequestError && (e.status === 401 || e.status === 403) && !opts.action) opts.action = "setApiKey";
   const text = opts.hint ? `${e.message}. ${opts.hint}` : e.message;
   const buttons = [opts.action && opts.action !== "showLog" ? ACTIONS[opts.action] : undefined, ACTIONS.showLog].filter((b): b is { label: string; run: () => Thenable<unknown> } => !!b);
   if (opts.action === "openFile" && opts.file) {
