@@ -39,8 +39,12 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
   const output = render(report);
   if (values.out) {
-    mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
-    writeFileSync(values.out, output.endsWith("\n") ? output : `${output}\n`);
+    try {
+      mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
+      writeFileSync(values.out, output.endsWith("\n") ? output : `${output}\n`);
+    } catch (e) {
+      throw new InputError(`${values.out}: cannot write the report: ${(e as Error).message}; choose another --out`, { file: values.out, cause: e });
+    }
     logger.info(`wrote ${values.out}`);
   } else {
     process.stdout.write(output.endsWith("\n") ? output : `${output}\n`);

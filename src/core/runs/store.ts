@@ -105,8 +105,14 @@ export class RunWriter {
   }
 
   static create(file: string, header: RunHeader): RunWriter {
-    mkdirSync(path.dirname(file), { recursive: true });
-    const fd = openSync(file, "wx");
+    let fd: number;
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      fd = openSync(file, "wx");
+    } catch (e) {
+      // A bad --out (parent is a file, no permission, read-only disk) is the user's input, not a crash.
+      throw new InputError(`${file}: cannot create the run file: ${(e as Error).message}; choose another --out`, { file, cause: e });
+    }
     const writer = new RunWriter(file, fd);
     writer.writeLine(header);
     return writer;

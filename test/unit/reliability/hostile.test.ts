@@ -172,6 +172,15 @@ describe("reliability: hostile skills, task files and run files", () => {
     });
   }
 
+  it("an --out that cannot be created (its parent is a file): exit 2 with the path, for run and report", async () => {
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, "not-a-folder"), "");
+    const r = await hostile(["run", "--skills", "skills/good-skill", "--tasks", "tasks/broken-lines.jsonl", "--model", "scripted-model", "--cache-dir", path.join(out, "cache"), "--out", path.join(out, "not-a-folder", "run.jsonl")], 2);
+    assert.match(r.stderr, /not-a-folder\/run\.jsonl: cannot create the run file/);
+    const rep = await hostile(["report", path.join(out, "broken-lines.jsonl"), "--format", "html", "--out", path.join(out, "not-a-folder", "report.html")], 2);
+    assert.match(rep.stderr, /not-a-folder\/report\.html: cannot write the report/);
+  });
+
   it("a missing task file and a folder as the task file: exit 2, no stack trace", async () => {
     await hostile(runArgs("skills/good-skill", "tasks/does-not-exist.jsonl", "missing"), 2);
     await hostile(runArgs("skills/good-skill", "tasks", "folder"), 2);
