@@ -21,6 +21,15 @@ function find(dir) {
   return out.sort();
 }
 
+// The integration and e2e tiers drive a real VS Code (code-server) with Chromium: make sure both are there, so that
+// `npm ci && npm test` works on a fresh machine (both steps are no-ops once installed).
+if (tiers.some((t) => t !== "unit")) {
+  for (const script of ["ensure-system-deps.sh", "install-code-server.sh"]) {
+    const r = spawnSync("bash", [path.join(root, "scripts", script)], { stdio: "inherit", cwd: root });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+}
+
 // Unit tests spawn the built CLI and sandbox worker too, so every run builds first (about a second).
 {
   const b = spawnSync(process.execPath, [path.join(root, "esbuild.mjs")], { stdio: "inherit", cwd: root });
