@@ -117,12 +117,13 @@ export interface BackoffOptions {
 }
 
 /**
- * Delay before retry number `retry` (1-based). A server-requested delay is honoured exactly (capped);
- * otherwise exponential backoff with "equal jitter", so concurrent callers do not retry in lockstep.
+ * Delay before retry number `retry` (1-based). A server-requested delay is honoured (never shortened) plus
+ * up to 10% jitter, capped; otherwise exponential backoff with "equal jitter". The jitter keeps 32
+ * concurrent callers told "Retry-After: 1" from all coming back in the same millisecond.
  */
 export function retryDelayMs(retry: number, failure: Failure, o: BackoffOptions): number {
-  if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, o.maxRetryAfterMs);
-  const exp = Math.min(o.maxMs, o.baseMs * 2 ** (retry - 1));
   const r = (o.random ?? Math.random)();
+  if (failure.retryAfterMs !== undefined) return Math.round(Math.min(failure.retryAfterMs * (1 + 0.1 * r), o.maxRetryAfterMs));
+  const exp = Math.min(o.maxMs, o.baseMs * 2 ** (retry - 1));
   return Math.round(exp / 2 + (exp / 2) * r);
 }

@@ -280,5 +280,8 @@ describe("retry arithmetic", () => {
     assert.equal(retryDelayMs(10, f, { ...o, random: () => 1 }), 1000);
     assert.equal(retryDelayMs(1, { ...f, retryAfterMs: 9000 }, o), 5000);
     assert.equal(retryDelayMs(1, { ...f, retryAfterMs: 0 }, o), 0);
+    // A server's delay is never shortened; jitter only adds up to 10%.
+    assert.equal(retryDelayMs(4, { ...f, retryAfterMs: 1000 }, { ...o, random: () => 0 }), 1000);
+    assert.equal(retryDelayMs(4, { ...f, retryAfterMs: 1000 }, { ...o, random: () => 1 }), 1100);
   });
 });
