@@ -18,14 +18,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI in `cwd` with the scripted server as its endpoint. */
-export function runCli(args: string[], opts: { cwd: string; baseUrl: string; onSpawn?: (pid: number) => void }): Promise<CliResult> {
+/** Runs a command and collects its output. */
+export function spawnCollect(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; onSpawn?: (pid: number) => void }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      cwd: opts.cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: opts.cwd, OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: opts.baseUrl },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -34,6 +30,12 @@ export function runCli(args: string[], opts: { cwd: string; baseUrl: string; onS
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     if (child.pid) opts.onSpawn?.(child.pid);
   });
+}
+
+/** Runs the built CLI in `cwd` with the scripted server as its endpoint. */
+export function runCli(args: string[], opts: { cwd: string; baseUrl: string; onSpawn?: (pid: number) => void }): Promise<CliResult> {
+  const env = { PATH: process.env.PATH ?? "", HOME: opts.cwd, OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: opts.baseUrl };
+  return spawnCollect(process.execPath, [cli, ...args], { cwd: opts.cwd, env, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
 }
 
 export function tempWorkspace(): string {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,7 +7,7 @@ import { loadTaskSet } from "../../../src/core/tasks/index.js";
 import type { PythonFunctionTask } from "../../../src/core/tasks/schema.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { pythonAnswer, taskPlanScript, type TaskPlan } from "../../support/scripts.js";
-import { FAKE_KEY, repoRoot, runCli, type JsonEvaluation } from "./harness.js";
+import { FAKE_KEY, repoRoot, runCli, spawnCollect, type JsonEvaluation } from "./harness.js";
 
 /**
  * The README's quick start, verbatim: its main-job command is run against the scripted server. The scripted model
@@ -51,18 +50,9 @@ it("the quick start's main job runs verbatim and shows the harmful example skill
   // CI has already run `npm ci`; run the rest of the line exactly as written.
   const command = mainLine.replace(/#.*$/, "").replace(/^npm ci && /, "").trim();
   assert.equal(command, "npm start");
-  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn("sh", ["-c", command], {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: home, OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: server.url, SKILL_FOLLOWING_MODEL: "scripted", SKILL_FOLLOWING_DIR: path.join(home, "sf") },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  const result = await spawnCollect("sh", ["-c", command], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? "", HOME: home, OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: server.url, SKILL_FOLLOWING_MODEL: "scripted", SKILL_FOLLOWING_DIR: path.join(home, "sf") },
   });
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /RAE/);
