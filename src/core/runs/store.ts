@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync, createReadStream } from "node:fs";
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, statSync, writeSync, createReadStream } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { InputError, located } from "../errors.js";
@@ -18,6 +18,8 @@ export interface RunFileContents {
  */
 export async function readRunFile(file: string): Promise<RunFileContents> {
   if (!existsSync(file)) throw new InputError(`${file}: no such run file`, { file });
+  // A folder, FIFO or device is not a run file: reading one fails with a raw EISDIR, blocks or never ends.
+  if (!statSync(file).isFile()) throw new InputError(`${file}: not a run file (not a regular file)`, { file });
   const warnings: string[] = [];
   const records: RunRecord[] = [];
   const stops: StopRecord[] = [];

@@ -198,6 +198,13 @@ describe("reliability: hostile skills, task files and run files", () => {
     const torn = path.join(out, "torn.jsonl");
     cpSync(good, torn);
     writeFileSync(torn, '{"type": "run", "key": "cut-off-mid-wr', { flag: "a" });
+    const folder = path.join(out, "a-folder.jsonl");
+    mkdirSync(folder, { recursive: true });
+    const f = await hostile(["report", folder], 2);
+    assert.match(f.stderr, /a-folder\.jsonl: not a run file/);
+    const resumeFolder = await hostile([...runArgs("skills/good-skill", "tasks/broken-lines.jsonl", "unused"), "--out", folder, "--resume"], 2);
+    assert.match(resumeFolder.stderr, /a-folder\.jsonl: not a run file/);
+
     const t = await hostile(["report", torn, "--format", "json"], 0);
     assert.match(t.stderr, new RegExp(`${escapeRe(torn)}:\\d+: .*torn`));
     assert.ok(JSON.parse(t.stdout), "the report is still valid JSON");
