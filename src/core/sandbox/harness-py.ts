@@ -85,7 +85,10 @@ def _sf_compare(st, out, exp, args):
     """One input, EvalPlus rules. st.atol persists across the inputs of a phase, as in EvalPlus."""
     oracle = st.oracle
     if oracle == "find_zero":
-        return abs(_sf_poly(*args, out)) <= st.atol
+        # Pyodide's libm pow differs from glibc's in the last bits, which matters for huge coefficients
+        # (HumanEval/32 plus #119: CPython gets poly == 0.0, Pyodide 2e-3); the canonical root passes in
+        # EvalPlus, so an output equal to it passes here too.
+        return out == exp or abs(_sf_poly(*args, out)) <= st.atol
     exact = bool(out == exp)
     if oracle == "always":
         exact = True
@@ -180,15 +183,29 @@ def _sf_expected(job, ctl):
     inputs = _sf_inputs(job)
     outs = []
     times = []
-    for raw in inputs:
+    recompute = []
+    for i, raw in enumerate(inputs):
         args = deser(copy.deepcopy(raw))
         t0 = time.perf_counter()
         out = fn(*args)
         times.append((time.perf_counter() - t0) * 1000.0)
-        outs.append((out is not None) if job["outputNotNone"] else out)
+        if job["outputNotNone"]:
+            out = out is not None
+        # Huge outputs (HumanEval/15 returns 147 MB in total) are not shipped or cached: the check job
+        # recomputes them from the canonical solution, as the OriginFmt files do with ref_func.
+        try:
+            size = len(pickle.dumps(out, protocol=4))
+        except Exception:
+            size = _SF_BIG + 1
+        if size > _SF_BIG:
+            recompute.append(i)
+            out = None
+        outs.append(out)
     ctl.disarm()
     data = base64.b64encode(pickle.dumps(outs, protocol=4)).decode("ascii")
-    return json.dumps({"status": "expected", "expectedPickle": data, "timesMs": times, "count": len(outs)})
+    return json.dumps({"status": "expected", "expectedPickle": data, "timesMs": times, "count": len(outs), "recompute": recompute})
+
+_SF_BIG = 64 * 1024
 
 def _sf_fail(kind, phase=None, index=None, inp=None, exp=None, act=None, err=None):
     r = {"status": "fail", "kind": kind}
@@ -215,6 +232,12 @@ def _sf_check(job, ctl, out_stream):
         ns = {}
         exec(job["reference"], ns)
         st.reference = ns["reference"]
+    recompute = set(job.get("recompute") or [])
+    canon_fn = None
+    if recompute:
+        cg = {"__name__": "__main__"}
+        exec(compile(job["canonical"], "<canonical>", "exec"), cg)
+        canon_fn = cg[entry]
     g = {"__name__": "__main__"}
     program = job["program"]
     setup = job.get("setup")
@@ -241,6 +264,11 @@ def _sf_check(job, ctl, out_stream):
         phase_deadline = time.perf_counter() * 1000.0 + phase["capMs"]
         for index in range(phase["count"]):
             i = start + index
+            if i in recompute:
+                # Trusted work, not charged to the candidate, but still bounded by the host's deadline.
+                ctl.progress(i, 2 * limits[i])
+                ref = canon_fn(*deser(copy.deepcopy(inputs[i])))
+                expected[i] = (ref is not None) if job.get("outputNotNone") else ref
             args = deser(copy.deepcopy(inputs[i]))
             shown = lambda: _sf_short(deser(copy.deepcopy(inputs[i])))
             remaining = phase_deadline - time.perf_counter() * 1000.0
@@ -262,6 +290,9 @@ def _sf_check(job, ctl, out_stream):
                 return _sf_fail(kind, phase["name"], index, shown(), _sf_short(expected[i]), err=err)
             if not ok:
                 return _sf_fail("wrong-answer", phase["name"], index, shown(), _sf_short(expected[i]), _sf_short(out))
+            if i in recompute:
+                expected[i] = None
+            out = None
         start += phase["count"]
     return json.dumps({"status": "pass", "count": start})
 `;

@@ -39,6 +39,10 @@ export const CheckJobSchema = z.object({
   atol: z.number().nonnegative(),
   /** base64 pickle of the list of expected outputs, as returned by an "expected" job. */
   expectedPickle: z.string(),
+  /** Inputs whose expected output was too large to ship: recomputed from `canonical` before the candidate runs. */
+  recompute: z.array(z.number().int()).optional(),
+  canonical: z.string().optional(),
+  outputNotNone: z.boolean().optional(),
   /** Per-input wall-clock limits, in input order. */
   limitsMs: z.array(z.number().positive()),
   /** Consecutive input ranges with their own cap, e.g. base then plus (EvalPlus checks them separately). */
@@ -61,7 +65,7 @@ export const FailureKindSchema = z.enum(["wrong-answer", "error", "timeout", "me
 export type FailureKind = z.infer<typeof FailureKindSchema>;
 
 export const JobResultSchema = z.discriminatedUnion("status", [
-  z.object({ status: z.literal("expected"), expectedPickle: z.string(), timesMs: z.array(z.number()), count: z.number().int() }),
+  z.object({ status: z.literal("expected"), expectedPickle: z.string(), timesMs: z.array(z.number()), count: z.number().int(), recompute: z.array(z.number().int()) }),
   z.object({ status: z.literal("pass"), count: z.number().int() }),
   z.object({
     status: z.literal("fail"),

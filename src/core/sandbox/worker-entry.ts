@@ -17,8 +17,22 @@ type PyodideApi = any;
 
 // Captured before any user code runs: later monkey-patching of fs/process by escaped code cannot intercept it.
 const rawWrite = writeSync;
+const napArray = new Int32Array(new SharedArrayBuffer(4));
+/** Writes a whole line to fd 1: a pipe may take only part of it (or say EAGAIN) when the host reads slowly. */
+function writeAll(text: string): void {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += rawWrite(1, buf, off, buf.length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+      Atomics.wait(napArray, 0, 0, 2);
+    }
+  }
+}
 const send: (msg: WorkerMessage) => void = isMainThread
-  ? (msg) => void rawWrite(1, JSON.stringify(msg) + "\n")
+  ? (msg) => writeAll(JSON.stringify(msg) + "\n")
   : (msg) => parentPort!.postMessage(JSON.stringify(msg));
 
 function readConfig(): WorkerConfig {
