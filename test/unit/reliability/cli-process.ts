@@ -6,6 +6,7 @@ import path from "node:path";
 
 export const repoRoot = path.resolve(__dirname, "../../..");
 export const cliPath = path.join(repoRoot, "dist", "cli.js");
+const DEFAULT_TIMEOUT_MS = 180_000;
 
 export interface CliRun {
   child: ChildProcess;
@@ -19,7 +20,7 @@ export interface CliEnv {
   /** HOME and TMPDIR of the child (default: <cwd>/home and <cwd>/tmp, created here). */
   home?: string;
   tmp?: string;
-  /** SIGKILL the child after this long, so a hang fails the test instead of stalling the suite. */
+  /** SIGKILL the child after this long (default 3 min), so a hang fails the test instead of stalling the suite. */
   timeoutMs?: number;
 }
 
@@ -44,7 +45,7 @@ export function startCli(args: string[], env: CliEnv): CliRun {
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const timer = env.timeoutMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), env.timeoutMs);
+  const timer = setTimeout(() => child.kill("SIGKILL"), env.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => {
