@@ -64,7 +64,8 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
   before(async () => {
     mkdirSync(shots, { recursive: true });
     root = mkdtempSync(path.join(os.tmpdir(), "sf-e2e-"));
-    fixture = await createFixture(path.join(root, "ws"));
+    // Latency so the progress notification is on screen long enough to be read.
+    fixture = await createFixture(path.join(root, "ws"), { latencyMs: 200 });
     server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "e2e-code-server.log") });
     // The extension is installed from the repository folder, as in development (no .vsix needed).
     browser = await launchBrowser();
@@ -102,6 +103,10 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     await palette(page, "Skill Following: Evaluate This Skill");
     await pick(page, "fixture-math.jsonl");
     await pick(page, "scripted-model");
+    const progress = page.locator(".notifications-toasts", { hasText: /Evaluating units-helper/ });
+    await progress.waitFor({ timeout: 20_000 });
+    await page.locator(".notifications-toasts", { hasText: /\d+\/\d+ runs · \d+ retrievals · running RAE/ }).waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: path.join(shots, "2a-progress.png") });
     report = await reportFrame(page, SKILL_NAME);
     await page.screenshot({ path: path.join(shots, "2-report.png"), fullPage: true });
     assert.equal(await report.locator("#headline-rae .card-value").textContent(), "\u22120.25");
@@ -157,6 +162,19 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     assert.equal(await evil.locator("#skills-table .skill-name").first().textContent(), evilName);
     assert.equal(await evil.evaluate(() => (globalThis as unknown as { __sfXss?: number }).__sfXss), undefined);
     assert.equal(await evil.locator("img").count(), 0);
+  });
+
+  it("remembers the last task set and model in the pickers", async () => {
+    await page.locator(".tab", { hasText: "SKILL.md" }).first().click();
+    await palette(page, "Skill Following: Evaluate This Skill");
+    const first = page.locator(".quick-input-list .monaco-list-row").first();
+    await first.waitFor();
+    assert.match((await first.textContent()) ?? "", /fixture-math\.jsonl.*last used/);
+    await page.keyboard.press("Enter");
+    const firstModel = page.locator(".quick-input-list .monaco-list-row", { hasText: "scripted-model" }).first();
+    await firstModel.waitFor();
+    assert.match((await page.locator(".quick-input-list .monaco-list-row").first().textContent()) ?? "", /scripted-model.*last used/);
+    await page.keyboard.press("Escape");
   });
 
   it("restores the report panel after a window reload", async () => {
