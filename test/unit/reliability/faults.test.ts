@@ -84,6 +84,22 @@ describe("reliability: 20% injected model faults end with the clean run's report
     assert.deepEqual(essence(rep.stdout), essence(cleanJson));
   });
 
+  it("search mode: every fault kind at 20%, same report as a clean search-mode run", async () => {
+    clean.reset();
+    faulty.reset();
+    const a = await run("runs/search-clean.jsonl", clean.url, ["--mode", "search"]);
+    assert.equal(a.code, 0, a.stderr);
+    const b = await run("runs/search-faults.jsonl", faulty.url, ["--mode", "search", "--timeout", "1"]);
+    assert.equal(b.code, 0, b.stderr);
+    assert.ok(Object.keys(faulty.faultsInjected).length >= 5, `faults were injected (${JSON.stringify(faulty.faultsInjected)})`);
+    const ra = await report("runs/search-clean.jsonl");
+    const rb = await report("runs/search-faults.jsonl");
+    const e = (JSON.parse(ra.stdout) as { evaluations: JsonEvaluation[] }).evaluations[0]!;
+    assert.equal(e.mode, "search");
+    assert.ok(e.retrieved.n > 0, "searches returned skills");
+    assert.deepEqual(essence(rb.stdout), essence(ra.stdout));
+  });
+
   it("tool calls with invalid JSON arguments at 20%: not retrievals, re-asked, same report", async () => {
     assert.ok(cleanJson, "needs the clean run");
     const r = await run("runs/bad-args.jsonl", badArgs.url);
