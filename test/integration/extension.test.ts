@@ -154,6 +154,13 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     assert.ok(!facts.lensAfterRun[0].includes("stale"));
   });
 
+  it("makes significant harm an error and help an information", () => {
+    assert.equal(facts.verdictHarmful.severity, "Error");
+    assert.match(facts.verdictHarmful.message, /^Significantly harmful after Holm correction: this skill harmed 9 tasks and rescued 1/);
+    assert.equal(facts.verdictHelps.severity, "Information");
+    assert.match(facts.verdictHelps.message, /rescued 6 tasks and harmed 1/);
+  });
+
   it("opens a harmed task as a side-by-side of read-only transcripts", () => {
     const s = facts.sideBySide;
     assert.equal(s.scheme, "skill-following-transcript");

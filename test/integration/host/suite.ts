@@ -249,6 +249,21 @@ async function body(): Promise<void> {
     points: panel?.current?.points.map((p) => `${p.kind}:${p.label}`),
   };
 
+  steps.push("verdict severities");
+  // The same verdict mapper with other outcomes: significant harm after Holm is an error, help is information.
+  const results = api.services.results as unknown as { get(f: string): Record<string, unknown>; set(r: unknown[]): Promise<void> };
+  const real = results.get(config.skillFile);
+  const severityFor = async (patch: Record<string, unknown>) => {
+    await results.set([{ ...real, ...patch }]);
+    return waitFor("verdict update", () => {
+      const d = diagnosticsOf(uri).find((x) => x.code.startsWith("evaluation-"));
+      return d && d.code === patch.expectCode ? d : undefined;
+    });
+  };
+  facts.verdictHarmful = await severityFor({ harmed: 9, rescued: 1, flag: "harmful", pHolm: 0.004, rae: -0.4, low: -0.6, high: -0.2, expectCode: "evaluation-harmful" });
+  facts.verdictHelps = await severityFor({ harmed: 1, rescued: 6, flag: "inconclusive", pHolm: 0.1, rae: 0.25, low: -0.05, high: 0.5, expectCode: "evaluation-helps" });
+  await results.set([real]);
+
   steps.push("settings have no key");
   facts.settingsKeys = Object.keys(vscode.workspace.getConfiguration("skillFollowing"));
 }
