@@ -126,9 +126,27 @@ describe("reliability: hostile skills, task files and run files", () => {
   it("a library of malformed skills: each bad one is skipped with file:line, the good ones run (exit 0)", async () => {
     const r = await hostile(runArgs("skills", "tasks/broken-lines.jsonl", "skills"), 0);
     const skillFile = (name: string) => path.join(ws, "skills", name, "SKILL.md");
-    for (const bad of ["bad-yaml", "no-frontmatter", "unclosed-frontmatter", "traversal-name", "slash-name", "alias-bomb", "no-description", "tab-indented", "huge", "binary", "utf16", "latin1", "empty", "name-mismatch", ...(process.platform === "linux" ? ["dev-zero", "fifo"] : [])]) {
-      locatedIn(r.stderr, skillFile(bad), bad);
+    const expected: Record<string, string> = {
+      "bad-yaml": "yaml-syntax",
+      "no-frontmatter": "frontmatter-missing",
+      "unclosed-frontmatter": "frontmatter-unterminated",
+      "traversal-name": "name-unsafe",
+      "slash-name": "name-unsafe",
+      "alias-bomb": "description-missing",
+      "no-description": "description-missing",
+      "tab-indented": "yaml-syntax",
+      huge: "file-too-large",
+      binary: "binary-file",
+      utf16: "binary-file",
+      latin1: "encoding",
+      empty: "frontmatter-missing",
+      "name-mismatch": "name-folder-mismatch",
+      ...(process.platform === "linux" ? { "dev-zero": "read-error", fifo: "read-error" } : {}),
+    };
+    for (const [bad, code] of Object.entries(expected)) {
+      assert.match(r.stderr, new RegExp(`${escapeRe(skillFile(bad))}:\\d+:\\d+: .*\\[${code}\\]`), `${bad}: located ${code} finding`);
     }
+    assert.doesNotMatch(r.stderr, new RegExp(escapeRe(skillFile("crlf-ok"))), "a CRLF skill loads without findings");
     assert.match(r.stdout, /good-skill/, "the report shows the usable skill that was loaded");
   });
 
