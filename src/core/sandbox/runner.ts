@@ -34,6 +34,8 @@ export interface RunOutcome {
   interpreterMs: number;
   /** Wall time from dispatch to result, ms. */
   wallMs: number;
+  /** RSS of the worker process after the job (0 when the worker was killed). */
+  rssBytes?: number;
 }
 
 interface Pending {
@@ -149,7 +151,7 @@ class Slot {
       this.armTimer(msg.limitMs);
       return;
     }
-    this.pool.finishJob(this, { result: msg.result, interpreterMs: msg.interpreterMs, wallMs: performance.now() - this.busy.started }, msg.dying === true || msg.heapBytes > this.pool.rssLimitBytes);
+    this.pool.finishJob(this, { result: msg.result, interpreterMs: msg.interpreterMs, wallMs: performance.now() - this.busy.started, rssBytes: msg.heapBytes }, msg.dying === true || msg.heapBytes > this.pool.rssLimitBytes);
   }
 
   private onExit(why: string): void {
