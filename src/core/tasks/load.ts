@@ -27,6 +27,12 @@ export const TASK_IMPORTERS: readonly TaskImporter[] = [nativeImporter, ...evalp
 
 /** A file whose first lines are all broken is not a task set with a few bad lines; it is not a task set. */
 const MAX_BROKEN_BEFORE_FIRST_RECORD = 20;
+/**
+ * A few hundred KB of gzip inflate to 100M+ blank or broken lines; each costs a pass through the loop, so such a
+ * file would keep the CPU busy for minutes before the size cap. Past these counts the file is refused instead.
+ */
+const MAX_BROKEN_LINES = 10_000;
+const MAX_LINES = 5_000_000;
 
 const acceptedList = () => `accepted formats: ${ACCEPTED_FORMATS.join("; ")}`;
 
@@ -62,6 +68,9 @@ export async function loadTaskSet(file: string, options: LoadTaskSetOptions = {}
   const issue = (line: number, message: string) => {
     if (issues.length < maxIssues) issues.push({ file, line, message });
     else dropped++;
+    if (issues.length + dropped > MAX_BROKEN_LINES && issues.length + dropped > tasks.length) {
+      throw notTaskSet(file, line, `more than ${MAX_BROKEN_LINES} broken lines and fewer good ones; refusing to read further`);
+    }
   };
   const firstLineOfId = new Map<string, number>();
   let importer: TaskImporter | undefined;
@@ -69,6 +78,7 @@ export async function loadTaskSet(file: string, options: LoadTaskSetOptions = {}
   let brokenBeforeFirst = 0;
 
   for await (const raw of readLines(file, { maxLineBytes: options.maxLineBytes ?? 16 * 2 ** 20, maxDecompressedBytes: options.maxDecompressedBytes ?? 256 * 2 ** 20 })) {
+    if (raw.line > MAX_LINES) throw notTaskSet(file, raw.line, `more than ${MAX_LINES} lines; refusing to read further`);
     let text: string | undefined;
     if ("tooLong" in raw) issue(raw.line, `line is ${raw.tooLong} bytes, over the ${options.maxLineBytes ?? 16 * 2 ** 20}-byte line limit; skipped`);
     else if ("invalidUtf8" in raw) issue(raw.line, "line is not valid UTF-8; skipped");

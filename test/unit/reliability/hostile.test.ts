@@ -54,6 +54,25 @@ function gzipBomb(file: string): void {
   }
 }
 
+/**
+ * Tiny gzip files that inflate to over 100 million lines: blank lines, or one valid task followed by `{}` lines.
+ * Each line costs a pass through the loader, so without a cap these keep the CPU busy for minutes.
+ */
+function lineBombs(dir: string): void {
+  const blank = gzipSync(Buffer.alloc(1 << 20, 0x0a), { level: 9 });
+  const objects = gzipSync(Buffer.from("{}\n".repeat(350_000)), { level: 9 });
+  const head = gzipSync(Buffer.from(`${JSON.stringify({ id: "ok/1", kind: "math-answer", prompt: "What is 2 + 2?", answer: "4" })}\n`));
+  for (const [name, first, member] of [["blank-lines-bomb.jsonl.gz", Buffer.alloc(0), blank], ["broken-lines-bomb.jsonl.gz", head, objects]] as const) {
+    const fd = openSync(path.join(dir, name), "w");
+    try {
+      writeSync(fd, first);
+      for (let i = 0; i < 300; i++) writeSync(fd, member);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
 /** A valid task, then one 100 MB line, then another valid task. Written in pieces, never held in memory at once. */
 function hundredMbLine(file: string): void {
   const fd = openSync(file, "w");
@@ -88,6 +107,7 @@ describe("reliability: hostile skills, task files and run files", () => {
     cpSync(path.join(fixtures, "tasks"), path.join(ws, "tasks"), { recursive: true });
     hundredMbLine(path.join(ws, "tasks/hundred-mb-line.jsonl"));
     gzipBomb(path.join(ws, "tasks/bomb.jsonl.gz"));
+    lineBombs(path.join(ws, "tasks"));
     writeFileSync(path.join(ws, "tasks/binary.jsonl"), Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 131) % 256)));
     writeFileSync(
       path.join(ws, "tasks/utf16.jsonl"),
@@ -180,6 +200,8 @@ describe("reliability: hostile skills, task files and run files", () => {
 
   for (const [name, file] of [
     ["a gzip bomb", "tasks/bomb.jsonl.gz"],
+    ["a gzip bomb of blank lines", "tasks/blank-lines-bomb.jsonl.gz"],
+    ["a gzip bomb of broken lines after a valid one", "tasks/broken-lines-bomb.jsonl.gz"],
     ["a binary file", "tasks/binary.jsonl"],
     ["a UTF-16 file", "tasks/utf16.jsonl"],
     ["a JSONL file that is not a task set", "tasks/not-a-task-set.jsonl"],
