@@ -12,9 +12,11 @@ export interface RunFileContents {
   warnings: string[];
 }
 
+const MAX_LISTED_WARNINGS = 100;
+
 /**
  * Reads a run file. A torn last line (a crash mid-write) is ignored with a warning; any other bad line is
- * skipped with a located warning; a missing or invalid header is an InputError.
+ * skipped with a located warning (the first 100 listed, the rest counted); a missing or invalid header is an InputError.
  */
 export async function readRunFile(file: string): Promise<RunFileContents> {
   if (!existsSync(file)) throw new InputError(`${file}: no such run file`, { file });
@@ -26,6 +28,12 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
   let header: RunHeader | undefined;
   let lineNo = 0;
   let pending: { line: number; text: string } | undefined;
+  // A damaged file can have millions of bad lines: list the first ones, count the rest (memory and stderr stay small).
+  let unlisted = 0;
+  const warn = (w: string) => {
+    if (warnings.length < MAX_LISTED_WARNINGS) warnings.push(w);
+    else unlisted++;
+  };
   /** First line that is not JSON: where to point when no header turns up. */
   let firstBadLine: number | undefined;
   const endsWithNewline = fileEndsWithNewline(file);
@@ -33,12 +41,19 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
   const handle = (line: number, text: string, isLast: boolean) => {
     if (text.trim() === "") return;
     let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
+    // Every record is an object: other lines are refused without JSON.parse (a thrown exception per junk line
+    // made a 10 MB file of junk take half a minute).
+    if (text.trimStart().startsWith("{")) {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = undefined;
+      }
+    }
+    if (value === undefined) {
       firstBadLine ??= line;
-      if (isLast && !endsWithNewline) warnings.push(located(file, line, "torn last line ignored (the run was interrupted while writing it)"));
-      else warnings.push(located(file, line, "not valid JSON; line skipped"));
+      if (isLast && !endsWithNewline) warn(located(file, line, "torn last line ignored (the run was interrupted while writing it)"));
+      else warn(located(file, line, "not valid JSON; line skipped"));
       return;
     }
     const type = (value as { type?: unknown }).type;
@@ -54,7 +69,7 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      warnings.push(located(file, line, `invalid ${String(type)} record (${issue?.path.join(".")}: ${issue?.message}); line skipped`));
+      warn(located(file, line, `invalid ${String(type)} record (${issue?.path.join(".")}: ${issue?.message}); line skipped`));
       return;
     }
     if (parsed.data.type === "stop") stops.push(parsed.data);
@@ -68,6 +83,7 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
     pending = { line: lineNo, text };
   }
   if (pending) handle(pending.line, pending.text, true);
+  if (unlisted > 0) warnings.push(`${file}: ${unlisted} more bad lines not listed`);
   if (!header && firstBadLine !== undefined) {
     throw new InputError(located(file, firstBadLine, "not a Skill Following run file: no valid header line (not JSON lines, or cut off while its header was written)"), { file, line: firstBadLine });
   }
