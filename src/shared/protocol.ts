@@ -16,15 +16,6 @@ export const HostMessageSchema = z.discriminatedUnion("type", [
   z.object({ v: V, type: z.literal("report"), report: ReportViewSchema }),
   /** Host asks the webview to scroll to and highlight a section (e.g. the harmed list from a code action). */
   z.object({ v: V, type: z.literal("focus"), section: z.enum(["headline", "scatter", "skills", "rescued", "harmed"]) }),
-  /** Host reports live progress of the evaluation that will produce this report. */
-  z.object({
-    v: V,
-    type: z.literal("progress"),
-    done: z.number().int(),
-    total: z.number().int(),
-    retrievals: z.number().int(),
-    runningRae: z.number().nullable(),
-  }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 

@@ -2,7 +2,6 @@ import type { Chart } from "chart.js";
 import { z } from "zod";
 import { HostMessageSchema, PROTOCOL_VERSION, type WebviewMessage } from "../shared/protocol.js";
 import type { ReportView, TaskRef } from "../shared/report-view.js";
-import { signed } from "../shared/format.js";
 import { clear, el } from "./dom.js";
 import { renderHeadline, renderRuns, renderSkillTable, renderTaskList } from "./render.js";
 import { drawScatter } from "./scatter.js";
@@ -61,23 +60,16 @@ function render(report: ReportView): void {
     post({ v: PROTOCOL_VERSION, type: "error", message: `chart: ${String(err)}`.slice(0, 4000) });
   }
   vscode.setState({ runFiles: report.runs.map((r) => r.runFile), title: report.title });
+  const ms = performance.now() - started;
+  root.dataset.renderMs = ms.toFixed(1);
   post({
     v: PROTOCOL_VERSION,
     type: "rendered",
-    ms: performance.now() - started,
+    ms,
     skills: report.skills.length,
     rescued: report.rescued.length,
     harmed: report.harmed.length,
   });
-}
-
-function showProgress(done: number, total: number, retrievals: number, rae: number | null): void {
-  let bar = document.getElementById("progress");
-  if (!bar) {
-    bar = el("div", { id: "progress", role: "status" });
-    root.prepend(bar);
-  }
-  bar.textContent = `Evaluating: ${done}/${total} runs · ${retrievals} retrievals · running RAE ${signed(rae)}`;
 }
 
 root.addEventListener("click", (event) => {
@@ -109,9 +101,6 @@ window.addEventListener("message", (event: MessageEvent) => {
       section?.classList.add("focused");
       break;
     }
-    case "progress":
-      showProgress(msg.done, msg.total, msg.retrievals, msg.runningRae);
-      break;
   }
 });
 
