@@ -94,6 +94,8 @@ export async function benchSandbox(options: { distDir?: string; limit?: number }
   const sandboxMs = performance.now() - t;
   await grader.dispose();
   result["sandbox: canonical pass"] = `${verdicts.filter((v) => v.pass).length}/${tasks.length}`;
+  const failed = tasks.filter((_, i) => !verdicts[i]!.pass).map((t, i) => `${t.id} (${verdicts.filter((v) => !v.pass)[i]!.reason.slice(0, 120)})`);
+  if (failed.length > 0) result["sandbox: failed tasks"] = failed.join("; ");
   result["sandbox: wall (s)"] = Number((sandboxMs / 1000).toFixed(1));
 
   t = performance.now();

@@ -267,8 +267,11 @@ def _sf_check(job, ctl, out_stream):
             if i in recompute:
                 # Trusted work, not charged to the candidate, but still bounded by the host's deadline.
                 ctl.progress(i, 2 * limits[i])
+                t_ref = time.perf_counter()
                 ref = canon_fn(*deser(copy.deepcopy(inputs[i])))
                 expected[i] = (ref is not None) if job.get("outputNotNone") else ref
+                # The reference run is ours, not the candidate's: give its time back to the phase budget.
+                phase_deadline += (time.perf_counter() - t_ref) * 1000.0
             args = deser(copy.deepcopy(inputs[i]))
             shown = lambda: _sf_short(deser(copy.deepcopy(inputs[i])))
             remaining = phase_deadline - time.perf_counter() * 1000.0
