@@ -193,10 +193,13 @@ def _sf_expected(job, ctl):
             out = out is not None
         # Huge outputs (HumanEval/15 returns 147 MB in total) are not shipped or cached: the check job
         # recomputes them from the canonical solution, as the OriginFmt files do with ref_func.
-        try:
-            size = len(pickle.dumps(out, protocol=4))
-        except Exception:
+        if _sf_too_big(out):
             size = _SF_BIG + 1
+        else:
+            try:
+                size = len(pickle.dumps(out, protocol=4))
+            except Exception:
+                size = _SF_BIG + 1
         if size > _SF_BIG:
             recompute.append(i)
             out = None
@@ -206,6 +209,32 @@ def _sf_expected(job, ctl):
     return json.dumps({"status": "expected", "expectedPickle": data, "timesMs": times, "count": len(outs), "recompute": recompute})
 
 _SF_BIG = 64 * 1024
+
+def _sf_too_big(value, budget=[0]):
+    """Cheap bounded size estimate, so a 500 MB output (Mbpp/255) is not pickled just to learn it is big."""
+    budget[0] = 20000
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        budget[0] -= 1
+        if budget[0] < 0:
+            return True
+        if isinstance(v, (str, bytes, bytearray)):
+            if len(v) > _SF_BIG:
+                return True
+        elif isinstance(v, int):
+            if v.bit_length() > _SF_BIG * 8:
+                return True
+        elif isinstance(v, dict):
+            if len(v) > 20000:
+                return True
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            if len(v) > 20000:
+                return True
+            stack.extend(v)
+    return False
 
 def _sf_fail(kind, phase=None, index=None, inp=None, exp=None, act=None, err=None):
     r = {"status": "fail", "kind": kind}

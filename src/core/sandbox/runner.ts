@@ -22,7 +22,7 @@ export interface SandboxOptions {
   outputCapBytes?: number;
   /** Time between a missed deadline and SIGKILL (default 150 ms): the interrupt gets this long to land. */
   graceMs?: number;
-  /** Replace a process whose RSS passed this after a job (default 1.5 GB). */
+  /** Replace a process whose RSS passed this after a job (default 3.5 GB). */
   rssLimitBytes?: number;
   /** Test hook: behave as if the permission model were unavailable. */
   forceFallback?: boolean;
@@ -186,7 +186,7 @@ export class SandboxPool {
   ) {
     this.logger = options.logger ?? silentLogger;
     this.graceMs = options.graceMs ?? 150;
-    this.rssLimitBytes = options.rssLimitBytes ?? 1.5 * 1024 ** 3;
+    this.rssLimitBytes = options.rssLimitBytes ?? 3.5 * 1024 ** 3;
     this.size = Math.max(1, options.poolSize ?? 2);
     this.isolation = isolation;
     this.config = { pyodideDir: files.pyodideDir, memoryMb: options.memoryMb ?? 512, outputCapBytes: options.outputCapBytes ?? 8 * 1024 * 1024 };
