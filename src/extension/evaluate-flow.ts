@@ -91,8 +91,11 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   const run = await svc.runs.load(runFile);
   const view = buildReportView([run], cfg.alpha);
   await svc.results.set(skillResults(run, view));
-  if (opts.background) await svc.reports.refreshRun(runFile);
-  else await svc.reports.open([runFile]);
+  if (opts.background) {
+    await svc.reports.refreshRun(runFile);
+    const h = view.headline;
+    vscode.window.setStatusBarMessage(`Skill Following: ${label} re-evaluated · ${h.rescued} rescued · ${h.harmed} harmed where retrieved`, 10_000);
+  } else await svc.reports.open([runFile]);
   return { runFile, cancelled: false, view };
 }
 

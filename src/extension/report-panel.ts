@@ -26,6 +26,8 @@ export class ReportPanel implements vscode.Disposable {
   /** Fires when the webview reports it rendered a report (tests and the e2e wait on this). */
   readonly onDidRender = this.renderedEmitter.event;
   lastRendered: Extract<WebviewMessage, { type: "rendered" }> | undefined;
+  /** A focus request that arrived before the page rendered; sent once it has. */
+  private pendingFocus: (HostMessage & { type: "focus" }) | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -35,6 +37,14 @@ export class ReportPanel implements vscode.Disposable {
     onDispose: () => void,
   ) {
     panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), this, this.disposables);
+    // A hidden webview's page is destroyed (no retainContextWhenHidden): what it rendered is gone with it.
+    panel.onDidChangeViewState(
+      (e) => {
+        if (!e.webviewPanel.visible) this.lastRendered = undefined;
+      },
+      this,
+      this.disposables,
+    );
     panel.onDidDispose(
       () => {
         onDispose();
@@ -62,6 +72,12 @@ export class ReportPanel implements vscode.Disposable {
     this.post({ v: PROTOCOL_VERSION, type: "report", report: this.report });
   }
 
+  /** Scrolls the page to a section, now if it has rendered, else right after it does. */
+  focus(message: HostMessage & { type: "focus" }): void {
+    if (this.lastRendered) this.post(message);
+    else this.pendingFocus = message;
+  }
+
   post(message: HostMessage): void {
     // Validate on the way out too: a bad report is a host bug and must not reach the page half-formed.
     const checked = HostMessageSchema.parse(message);
@@ -77,6 +93,7 @@ export class ReportPanel implements vscode.Disposable {
     const msg = parsed.data;
     switch (msg.type) {
       case "ready":
+        this.lastRendered = undefined;
         if (this.report) this.post({ v: PROTOCOL_VERSION, type: "report", report: this.report });
         else void this.refresh().catch((err: unknown) => this.logger.error(err instanceof Error ? err : String(err)));
         break;
@@ -92,6 +109,10 @@ export class ReportPanel implements vscode.Disposable {
         break;
       case "rendered":
         this.lastRendered = msg;
+        if (this.pendingFocus) {
+          this.post(this.pendingFocus);
+          this.pendingFocus = undefined;
+        }
         this.logger.debug(`report rendered in ${msg.ms.toFixed(1)} ms (${msg.skills} skills, ${msg.harmed} harmed, ${msg.rescued} rescued)`);
         this.renderedEmitter.fire(msg);
         break;
@@ -198,7 +219,7 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
       rp.panel.dispose();
       throw err;
     }
-    if (focus) rp.post(focus);
+    if (focus) rp.focus(focus);
     return rp;
   }
 

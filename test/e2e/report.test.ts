@@ -137,6 +137,18 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     await page.screenshot({ path: path.join(shots, "3-side-by-side.png") });
   });
 
+  it("shows the result in the CodeLens, which opens the report at the harmed tasks", async () => {
+    await page.locator(".tab", { hasText: "SKILL.md" }).first().click();
+    const lens = page.locator(".codelens-decoration a", { hasText: "RAE \u22120.25" }).first();
+    await lens.waitFor({ timeout: 20_000 });
+    assert.match((await lens.textContent()) ?? "", /^RAE \u22120\.25 \[.*\] \u00b7 1 rescued \u00b7 2 harmed$/);
+    await page.screenshot({ path: path.join(shots, "3a-codelens.png") });
+    await lens.click();
+    // The report's page was destroyed while hidden behind SKILL.md; find the new one.
+    report = await reportFrame(page, SKILL_NAME);
+    await report.locator("#harmed.focused").waitFor({ timeout: 20_000 });
+  });
+
   it("keeps a crafted run file's skill names and task ids inert", async () => {
     const runs = path.join(fixture.dir, ".skill-following", "runs");
     const original = readdirSync(runs).find((f) => f.endsWith(".jsonl"))!;
@@ -180,6 +192,10 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
   it("restores the report panel after a window reload", async () => {
     await page.reload();
     await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    // Hidden webview tabs are deserialized when shown: bring the report's tab to the front.
+    const tab = page.locator(".tab", { hasText: "Report: units-helper" }).first();
+    await tab.waitFor({ timeout: 60_000 });
+    await tab.click();
     const restored = await reportFrame(page, "on fixture-math", 60_000);
     assert.equal(await restored.locator("#headline-rae .card-value").textContent(), "\u22120.25");
     await page.screenshot({ path: path.join(shots, "5-restored.png") });
