@@ -45,7 +45,7 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     root = mkdtempSync(path.join(os.tmpdir(), "sf-integration-"));
     const workspace = path.join(root, "ws");
     // Some latency, so the cancel test finds the evaluation still running.
-    fixture = await createFixture(workspace, { latencyMs: 150 });
+    fixture = await createFixture(workspace, { latencyMs: 300 });
     const resultsFile = path.join(root, "results.json");
     const testsModule = path.join(root, "host", "suite.js");
     await esbuild.build({
