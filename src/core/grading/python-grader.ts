@@ -21,7 +21,7 @@ export interface PythonGraderOptions {
   memoryMb?: number;
   /** EvalPlus's per-task cap, applied to base and plus inputs separately (default 60 s). */
   taskCapMs?: number;
-  /** Cap for computing expected outputs from a canonical solution (default 300 s). */
+  /** Cap for computing expected outputs from a canonical solution (default 900 s; Mbpp/599 alone needs minutes: bigint sums are ~5x slower in wasm32). */
   expectedCapMs?: number;
   /** EvalPlus's floor of the per-input limit (default 4 s); lower it only in tests. */
   minTimeLimitMs?: number;
@@ -120,7 +120,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
         ...inputsOf(task),
         ...(task.tests.deserialize ? { deserialize: task.tests.deserialize } : {}),
         outputNotNone: task.tests.oracle === "not-none",
-        capMs: options.expectedCapMs ?? 300_000,
+        capMs: options.expectedCapMs ?? 900_000,
       },
       { signal },
     );
