@@ -99,7 +99,13 @@ async function downloadTaskSetCommand(svc: Services, name?: unknown) {
     (_p, token) => {
       const controller = new AbortController();
       token.onCancellationRequested(() => controller.abort());
-      return downloadTaskSet(chosen as TaskSetName, { cacheDir: taskSetCacheDir(svc), logger: svc.logger, signal: controller.signal });
+      const mirror = svc.config.get().taskSetMirror;
+      return downloadTaskSet(chosen as TaskSetName, {
+        cacheDir: taskSetCacheDir(svc),
+        logger: svc.logger,
+        signal: controller.signal,
+        ...(mirror ? { baseUrl: mirror } : {}),
+      });
     },
   );
   await rememberTaskSet(svc, result.file);

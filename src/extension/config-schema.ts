@@ -25,6 +25,7 @@ export const ConfigSchema = z.object({
   evaluateOnSave: z.boolean().catch(false),
   alpha: z.number().gt(0).lt(1).catch(0.05),
   lintDelayMs: z.number().int().min(0).catch(300),
+  taskSetMirror: z.string().trim().catch(""),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

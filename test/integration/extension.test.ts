@@ -4,7 +4,9 @@
  * this file asserts it. Needs code-server (scripts/install-code-server.sh) and chromium (apt).
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -15,6 +17,25 @@ import { API_KEY, createFixture, EXPECTED, SKILL_NAME, XSS_TASK_ID, type Fixture
 // SF_VSCODE=electron runs the suite in VS Code desktop via @vscode/test-electron (needs internet to download it);
 // the default, and CI, is code-server (installed by scripts/install-code-server.sh).
 const skip = process.env.SF_VSCODE === "electron" ? undefined : missingPrerequisite();
+// The public task-set copies (../shared/data) serve as a download mirror when present.
+const sharedData = path.resolve(REPO_ROOT, "..", "shared", "data");
+const haveSharedData = existsSync(path.join(sharedData, "gsm8k", "test.jsonl"));
+
+/** A static 127.0.0.1 server over the shared data folder: `<url>/<name>/<file>`, as a task-set mirror. */
+async function serveMirror(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const rel = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).replace(/^\/+/, "");
+    const file = path.resolve(sharedData, rel);
+    if (!file.startsWith(sharedData + path.sep) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/octet-stream" });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -40,12 +61,14 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
   let fixture: Fixture;
   let server: CodeServer | undefined;
   let facts: Facts;
+  let mirror: { url: string; close(): Promise<void> } | undefined;
 
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), "sf-integration-"));
     const workspace = path.join(root, "ws");
     // Some latency, so the cancel test finds the evaluation still running.
     fixture = await createFixture(workspace, { latencyMs: 300 });
+    if (haveSharedData) mirror = await serveMirror();
     const resultsFile = path.join(root, "results.json");
     const testsModule = path.join(root, "host", "suite.js");
     await esbuild.build({
@@ -66,6 +89,7 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
             controlUrl: fixture.controlUrl,
             apiKey: API_KEY,
             exportDir: path.join(workspace, "exports"),
+            ...(mirror ? { mirror: mirror.url } : {}),
           }),
         ),
       },
@@ -88,6 +112,7 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
   after(async () => {
     await server?.close();
     await fixture?.close();
+    await mirror?.close();
     if (root && !process.env.SF_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
   });
 
@@ -223,6 +248,14 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     assert.equal(facts.comparison.panelRuns, 2);
     assert.deepEqual([...facts.comparison.skillModels].sort(), ["scripted-model", "scripted-model-b"]);
     assert.deepEqual([...facts.comparison.points].sort(), ["model:scripted-model", "model:scripted-model-b"]);
+  });
+
+  it("downloads a public task set from a mirror, checksummed and cached", { skip: haveSharedData ? false : "no ../shared/data copies to serve" }, () => {
+    const d = facts.download;
+    assert.ok(d.first, "download returned a file");
+    assert.ok(d.first.includes("task-sets") && d.first.endsWith(path.join("gsm8k", "test.jsonl")), d.first);
+    assert.equal(d.second, d.first, "the second request is served from the cache");
+    assert.equal(d.lines, 1319);
   });
 
   it("never writes the API key to settings, logs, run files or the cache", () => {

@@ -16,6 +16,8 @@ interface HostConfig {
   controlUrl: string;
   apiKey: string;
   exportDir: string;
+  /** Set when a task-set mirror is served (the shared data copies exist). */
+  mirror?: string;
 }
 
 const config = JSON.parse(__SF_HOST_CONFIG__) as HostConfig;
@@ -263,6 +265,15 @@ async function body(): Promise<void> {
   facts.verdictHarmful = await severityFor({ harmed: 9, rescued: 1, flag: "harmful", pHolm: 0.004, rae: -0.4, low: -0.6, high: -0.2, expectCode: "evaluation-harmful" });
   facts.verdictHelps = await severityFor({ harmed: 1, rescued: 6, flag: "inconclusive", pHolm: 0.1, rae: 0.25, low: -0.05, high: 0.5, expectCode: "evaluation-helps" });
   await results.set([real]);
+
+  if (config.mirror) {
+    steps.push("download task set");
+    await vscode.workspace.getConfiguration("skillFollowing").update("taskSetMirror", config.mirror, vscode.ConfigurationTarget.Workspace);
+    const first = await vscode.commands.executeCommand<string | undefined>("skillFollowing.downloadTaskSet", "gsm8k");
+    const second = await vscode.commands.executeCommand<string | undefined>("skillFollowing.downloadTaskSet", "gsm8k");
+    facts.download = { first, second, lines: first ? readFileSync(first, "utf8").split("\n").filter(Boolean).length : 0 };
+    await vscode.workspace.getConfiguration("skillFollowing").update("taskSetMirror", undefined, vscode.ConfigurationTarget.Workspace);
+  }
 
   steps.push("settings have no key");
   facts.settingsKeys = Object.keys(vscode.workspace.getConfiguration("skillFollowing"));
