@@ -86,6 +86,7 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
             resultsFile,
             skillFile: fixture.skillFile,
             taskSetFile: fixture.taskSetFile,
+            pythonTaskSetFile: fixture.pythonTaskSetFile,
             controlUrl: fixture.controlUrl,
             apiKey: API_KEY,
             exportDir: path.join(workspace, "exports"),
@@ -177,6 +178,16 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     assert.ok(facts.codeActions.some((a: { command: string }) => a.command === "skillFollowing.showHarmedTasks"));
     assert.match(facts.lensAfterRun[0], /^RAE \u22120\.25 \[\u2212?\d\.\d\d, \u2212?\d\.\d\d\] \u00b7 1 rescued \u00b7 2 harmed$/);
     assert.ok(!facts.lensAfterRun[0].includes("stale"));
+  });
+
+  it("grades python tasks in the sandbox started from the extension host", () => {
+    const p = facts.python;
+    assert.deepEqual(p.rescued, ["P1-add-one"]);
+    assert.deepEqual(p.harmed, ["P2-double"]);
+    assert.equal(p.isolation, "process-permission", "generated code ran in a permission-model child process");
+    assert.equal(p.p1DisabledVerdict.failure.kind, "wrong-answer");
+    assert.match(p.p1DisabledVerdict.reason, /expected 2.*got 3|3.*2/);
+    assert.match(p.harmedReason, /expected/);
   });
 
   it("makes significant harm an error and help an information", () => {

@@ -13,6 +13,7 @@ interface HostConfig {
   resultsFile: string;
   skillFile: string;
   taskSetFile: string;
+  pythonTaskSetFile: string;
   controlUrl: string;
   apiKey: string;
   exportDir: string;
@@ -249,6 +250,21 @@ async function body(): Promise<void> {
     panelRuns: panel?.runFiles.length,
     skillModels: panel?.current?.skills.map((x) => x.model),
     points: panel?.current?.points.map((p) => `${p.kind}:${p.label}`),
+  };
+
+  steps.push("python tasks in the sandbox");
+  const py = (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", uri, { taskSet: config.pythonTaskSetFile, model: "scripted-model" })) as
+    | { runFile: string; view?: { rescued: { taskId: string }[]; harmed: { taskId: string; reason: string }[] } }
+    | undefined;
+  const pyLines = py ? readFileSync(py.runFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+  const pyHeader = pyLines.find((l) => l.type === "header") as { sandbox?: { isolation: string } } | undefined;
+  const p1Disabled = pyLines.find((l) => l.type === "run" && l.taskId === "P1-add-one" && l.condition === "disabled") as { verdict?: { reason: string; failure?: unknown } } | undefined;
+  facts.python = {
+    rescued: py?.view?.rescued.map((t) => t.taskId),
+    harmed: py?.view?.harmed.map((t) => t.taskId),
+    harmedReason: py?.view?.harmed[0]?.reason,
+    isolation: pyHeader?.sandbox?.isolation,
+    p1DisabledVerdict: p1Disabled?.verdict,
   };
 
   steps.push("verdict severities");

@@ -16,7 +16,7 @@ import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
-import { boxedAnswer, bySubstring, taskPlanScript, type TaskPlan } from "../../support/scripts.js";
+import { boxedAnswer, bySubstring, pythonAnswer, taskPlanScript, type TaskPlan } from "../../support/scripts.js";
 
 export const SKILL_NAME = "units-helper";
 export const XSS_TASK_ID = `T3-<img src=x onerror="window.__sfXss=1">`;
@@ -67,6 +67,31 @@ export const EXPECTED = {
   callsAfterBodyEdit: 4,
 };
 
+/**
+ * Two python-function tasks, graded in the Pyodide sandbox started from the extension host: P1 is rescued (the
+ * disabled run's add_one is off by one), P2 harmed (the enabled run's double triples).
+ */
+export const PYTHON_TASKS = [
+  {
+    id: "P1-add-one",
+    marker: "[P1]",
+    entryPoint: "add_one",
+    canonical: "def add_one(x):\n    return x + 1\n",
+    wrong: "def add_one(x):\n    return x + 2\n",
+    base: [[1], [5]],
+    enabledRight: true,
+  },
+  {
+    id: "P2-double",
+    marker: "[P2]",
+    entryPoint: "double",
+    canonical: "def double(x):\n    return 2 * x\n",
+    wrong: "def double(x):\n    return 3 * x\n",
+    base: [[2], [7]],
+    enabledRight: false,
+  },
+];
+
 function plans(): Record<string, TaskPlan> {
   const wrong = (t: FixtureTask) => boxedAnswer(String(Number(t.answer) + 100));
   const out: Record<string, TaskPlan> = {};
@@ -77,6 +102,12 @@ function plans(): Record<string, TaskPlan> {
       enabled: t.retrieved ? [{ loadSkill: SKILL_NAME }, { answer: enabledAnswer }] : [{ answer: enabledAnswer }],
     };
   }
+  for (const t of PYTHON_TASKS) {
+    out[t.marker] = {
+      disabled: pythonAnswer(t.enabledRight ? t.wrong : t.canonical),
+      enabled: [{ loadSkill: SKILL_NAME }, { answer: pythonAnswer(t.enabledRight ? t.canonical : t.wrong) }],
+    };
+  }
   return out;
 }
 
@@ -84,6 +115,7 @@ export interface Fixture {
   dir: string;
   skillFile: string;
   taskSetFile: string;
+  pythonTaskSetFile: string;
   server: ScriptedServer;
   /** 127.0.0.1 URL answering GET → {"calls": n}, so code running inside VS Code can read the server's count. */
   controlUrl: string;
@@ -109,6 +141,20 @@ export async function createFixture(dir: string, options: { latencyMs?: number; 
     taskSetFile,
     FIXTURE_TASKS.map((t) => JSON.stringify({ id: t.id, kind: "math-answer", prompt: `${t.marker} A word problem whose answer is a number. What is it?`, answer: t.answer })).join("\n") + "\n",
   );
+  const pythonTaskSetFile = path.join(dir, "tasks", "fixture-python.jsonl");
+  writeFileSync(
+    pythonTaskSetFile,
+    PYTHON_TASKS.map((t) =>
+      JSON.stringify({
+        id: t.id,
+        kind: "python-function",
+        prompt: `${t.marker} Write the function \`${t.entryPoint}\`.`,
+        entryPoint: t.entryPoint,
+        canonicalSolution: t.canonical,
+        tests: { base: t.base, plus: [], atol: 0, oracle: "default" },
+      }),
+    ).join("\n") + "\n",
+  );
   mkdirSync(path.join(dir, ".vscode"), { recursive: true });
   writeFileSync(
     path.join(dir, ".vscode", "settings.json"),
@@ -118,6 +164,7 @@ export async function createFixture(dir: string, options: { latencyMs?: number; 
     dir,
     skillFile,
     taskSetFile,
+    pythonTaskSetFile,
     server,
     controlUrl,
     async close() {
