@@ -1,3 +1,4 @@
+import { mulberry32 } from "../stats/bootstrap.js";
 import type { Task } from "../tasks/schema.js";
 import { runKey, type Condition, type RunRecord } from "./types.js";
 
@@ -87,16 +88,9 @@ export class Planner {
   }
 }
 
-/** Mulberry32: a small seeded PRNG, enough for a reproducible task order. */
+/** A reproducible permutation (Fisher–Yates over the stats module's seeded PRNG). */
 export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(seed);
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
