@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startScriptedServer } from "../test/support/scripted-server.js";
+import { startScriptedServer, type ChatCompletionRequestBody } from "../test/support/scripted-server.js";
 import { callsAfterLoad, enabledCalls, expectedCalls, mathScenario, retrievedCount, writeScenarioSkills } from "../test/unit/reliability/math-scenario.js";
 import { runEngine } from "./engine.js";
 import type { BenchRow } from "./types.js";
@@ -21,7 +21,11 @@ export async function benchCalls(n = 40): Promise<BenchRow[]> {
   const skillsDir = writeScenarioSkills(path.join(tmp, "skills"));
   const rows: BenchRow[] = [];
   let seq = 0;
-  const measure = async (metric: string, expected: number, opts: { cacheDir?: string; design?: "paired" | "rae-only"; note: string; oneTurn?: boolean }) => {
+  const measure = async (
+    metric: string,
+    expected: number,
+    opts: { cacheDir?: string; design?: "paired" | "rae-only"; note: string; oneTurn?: boolean; every?: [string, (r: ChatCompletionRequestBody) => boolean] },
+  ) => {
     const s = opts.oneTurn ? oneTurnServer : server;
     s.reset();
     const result = await runEngine({
@@ -33,7 +37,9 @@ export async function benchCalls(n = 40): Promise<BenchRow[]> {
       ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
       ...(opts.design ? { design: opts.design } : {}),
     });
-    const note = result.failedRuns > 0 ? `${opts.note}; ${result.failedRuns} runs FAILED` : opts.note;
+    let note = result.failedRuns > 0 ? `${opts.note}; ${result.failedRuns} runs FAILED` : opts.note;
+    // Not only how many: which. Every re-issued request must be one the edit really changed.
+    if (opts.every) note += `; ${opts.every[0]}: ${s.requests.every(opts.every[1]) ? "yes" : "NO"}`;
     rows.push({ group: "model calls", metric, value: s.calls, reference: expected, unit: "calls", note });
   };
   try {
@@ -46,9 +52,11 @@ export async function benchCalls(n = 40): Promise<BenchRow[]> {
     const file = path.join(skillsDir, skill, "SKILL.md");
     const original = readFileSync(file, "utf8");
     writeFileSync(file, `${original}\nAlways write the carried digit above the next column.\n`);
-    await measure(`one skill body edited (${skill})`, callsAfterLoad(scenario, skill), { cacheDir: cacheA, note: "requests after that skill was loaded" });
+    const hasEditedBody = (r: ChatCompletionRequestBody) => r.tools !== undefined && r.messages.some((m) => m.role === "tool" && (m.content ?? "").includes("carried digit above"));
+    await measure(`one skill body edited (${skill})`, callsAfterLoad(scenario, skill), { cacheDir: cacheA, note: "requests after that skill was loaded", every: ["each holds the new body", hasEditedBody] });
     writeFileSync(file, original.replace(/^description: .*$/m, "description: Column addition with carries; use for any multi-digit sum."));
-    await measure("one description edited (catalog)", enabledCalls(scenario), { cacheDir: cacheA, note: "enabled side only" });
+    const hasNewDescription = (r: ChatCompletionRequestBody) => r.tools !== undefined && (r.messages[0]?.content ?? "").includes("any multi-digit sum");
+    await measure("one description edited (catalog)", enabledCalls(scenario), { cacheDir: cacheA, note: "enabled side only", every: ["each is enabled, with the new description", hasNewDescription] });
     writeFileSync(file, original);
     await measure("first run, RAE-only", expectedCalls(scenario, "rae-only"), { cacheDir: path.join(tmp, "cache-b"), design: "rae-only", note: `enabled turns + n_cond (${nCond})` });
   } finally {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark of DESIGN §5 once, prints a table and writes bench/results/latest.json
- * with the machine noted. Numbers, not pass/fail: each value sits beside its minimum, target or baseline, and
+ * with the machine noted (runs with --quick or --only write latest-partial.json instead). Numbers, not pass/fail: each value sits beside its minimum, target or baseline, and
  * every ratio is measured within one run.
  *
  *   npm run bench                      all benchmarks at full size
@@ -88,7 +88,9 @@ async function main(): Promise<void> {
   }
   printTable(rows);
 
-  const out = path.join(__dirname, "results", "latest.json");
+  // Only a complete full-size run replaces latest.json; partial and quick runs go beside it.
+  const partial = quick || values.only !== undefined;
+  const out = path.join(__dirname, "results", partial ? "latest-partial.json" : "latest.json");
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, machine: info, loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100), benchmarkWallMs: timings, rows, errors }, null, 2)}\n`);
   process.stdout.write(`\nwrote ${path.relative(process.cwd(), out)}\n`);
