@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark of DESIGN §5 once, prints a table and writes bench/results/latest.json
- * with the machine noted (runs with --quick or --only write latest-partial.json instead). Numbers, not pass/fail: each value sits beside its minimum, target or baseline, and
- * every ratio is measured within one run.
+ * with the machine noted (runs with --quick or --only write latest-partial.json instead). Numbers, not
+ * pass/fail: each value sits beside its minimum, target or baseline, and every ratio is measured within one run.
  *
  *   npm run bench                      all benchmarks at full size
  *   npm run bench -- --quick           smaller sizes (a smoke run of the harness)
