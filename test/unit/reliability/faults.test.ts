@@ -39,8 +39,7 @@ describe("reliability: 20% injected model faults end with the clean run's report
     writeScenarioSkills(path.join(ws, "skills"));
     writeScenarioTasks(scenario, path.join(ws, "tasks.jsonl"));
     clean = await startScriptedServer({ script: scenario.script });
-    // Seed 60: within the first 110 draws (every run makes more requests than that) each transport fault
-    // comes up at least twice, whatever the arrival order.
+    // The server's `cover` (default on) injects every listed transport kind at least once; the rest is seeded per request.
     faulty = await startScriptedServer({ script: scenario.script, faults: { rate: 0.2, seed: 60, kinds: ALL_FAULTS } });
     badArgs = await startScriptedServer({ script: scenario.script, faults: { rate: 0.2, seed: 61, kinds: ["bad-tool-args"] } });
   });
