@@ -51,6 +51,28 @@ export function isLocalEndpoint(baseURL: string): boolean {
   return a === 127 || a === 10 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31);
 }
 
+/**
+ * A base URL that cannot work is a configuration error, not a connection failure to retry: fetch refuses URLs with
+ * credentials (`https://user:key@host/v1`), and a non-http(s) or unparsable URL never connects.
+ */
+function assertUsableBaseUrl(baseURL: string): void {
+  let u: URL;
+  try {
+    u = new URL(baseURL);
+  } catch {
+    throw new ModelConfigError(`The base URL is not a valid URL (${describeEndpoint(baseURL)}).`, { hint: "Use a URL like http://127.0.0.1:11434/v1 or https://api.openai.com/v1.", action: "openSettings" });
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw new ModelConfigError(`The base URL must start with http:// or https:// (got ${u.protocol}).`, { action: "openSettings" });
+  }
+  if (u.username || u.password) {
+    throw new ModelConfigError(`The base URL ${describeEndpoint(baseURL)} carries credentials (user:key@host), which HTTP clients refuse.`, {
+      hint: "Remove them from the URL and set the key with OPENAI_API_KEY (CLI) or the Set API Key command (VS Code).",
+      action: "setApiKey",
+    });
+  }
+}
+
 /** The endpoint as shown in ids and logs: no credentials, no query string (keys hide in both). */
 export function describeEndpoint(baseURL: string): string {
   try {
@@ -85,6 +107,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const logger = options.logger ?? silentLogger;
   const baseURL = options.baseURL || env.OPENAI_BASE_URL || DEFAULT_BASE_URL;
   const given = options.apiKey || env.OPENAI_API_KEY;
+  assertUsableBaseUrl(baseURL);
   if (!given && !isLocalEndpoint(baseURL)) {
     throw new ModelConfigError(`No API key for ${describeEndpoint(baseURL)}.`, {
       hint: "Set OPENAI_API_KEY (or use the Set API Key command); local servers on localhost need none.",

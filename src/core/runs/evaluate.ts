@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS } from "../agent/loop.js";
 import { PROMPT_VERSION } from "../agent/prompts.js";
 import { CancelledError, InputError, ModelRequestError } from "../errors.js";
@@ -16,7 +16,7 @@ import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
 import { Planner, seededShuffle, type Design, type Job } from "./plan.js";
 import { StopMonitor } from "./stop.js";
-import { readRunFile, RunWriter } from "./store.js";
+import { holdsNoCompleteLine, readRunFile, RunWriter } from "./store.js";
 import { RUN_FORMAT_VERSION, type RetrievalMode, type RunHeader, type RunRecord } from "./types.js";
 
 export interface EvaluationProgress {
@@ -112,6 +112,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   let existing: RunRecord[] = [];
   let writer: RunWriter;
   let effectiveHeader = header;
+  if (options.resume && existsSync(options.runFile) && holdsNoCompleteLine(options.runFile)) {
+    logger.warn(`${options.runFile} holds no complete line (interrupted while its header was written); starting it afresh`);
+    rmSync(options.runFile);
+  }
   if (options.resume && existsSync(options.runFile)) {
     const prior = await readRunFile(options.runFile);
     for (const w of prior.warnings) logger.warn(w);

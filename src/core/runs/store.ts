@@ -98,6 +98,26 @@ function dedupe(records: RunRecord[]): RunRecord[] {
   return byKey.size === records.length ? records : [...byKey.values()];
 }
 
+/**
+ * True when a run file holds no complete line: the process was killed before (or while) writing its header, so
+ * there is nothing to resume and nothing to lose by starting it afresh.
+ */
+export function holdsNoCompleteLine(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    let pos = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) return true;
+      if (buf.subarray(0, n).includes(0x0a)) return false;
+      pos += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function fileEndsWithNewline(file: string): boolean {
   const fd = openSync(file, "r");
   try {

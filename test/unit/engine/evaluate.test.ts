@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -116,6 +116,16 @@ describe("evaluate()", () => {
     assert.equal(new Set(back.records.map((r) => r.key)).size, 40);
     const lines = readFileSync(runFile, "utf8").trim().split("\n");
     assert.equal(lines.length, 41, "header + 40 records, nothing written twice");
+  });
+
+  it("resume starts afresh when the run was killed before its header line was complete", async () => {
+    for (const content of ["", '{"type":"header","formatVer']) {
+      const runFile = path.join(dir, `headerless-${content.length}.jsonl`);
+      writeFileSync(runFile, content);
+      const result = await evaluate(options({ runFile, resume: true, limit: 2 }));
+      assert.equal(result.records.length, 4);
+      assert.equal((await readRunFile(runFile)).records.length, 4);
+    }
   });
 
   it("resume refuses a run file made with another model", async () => {

@@ -107,8 +107,23 @@ describe("openai client configuration", () => {
   });
 
   it("reads key and base URL from the environment and keeps both out of the id", () => {
-    const c = createOpenAIClient({ model: "m", env: { OPENAI_API_KEY: "sk-test-SECRET-123", OPENAI_BASE_URL: "https://user:pw@example.test/v1?api-key=sk-test-SECRET-123" } });
+    const c = createOpenAIClient({ model: "m", env: { OPENAI_API_KEY: "sk-test-SECRET-123", OPENAI_BASE_URL: "https://example.test/v1?api-key=sk-test-SECRET-123" } });
     assert.equal(c.id, "openai-compatible:m@https://example.test/v1");
     assert.equal(describeEndpoint("http://127.0.0.1:8080/v1/"), "http://127.0.0.1:8080/v1");
   });
+});
+
+describe("base URLs that cannot work are configuration errors, not retried", () => {
+  for (const [url, re] of [
+    ["https://user:sk-in-url-SECRET@api.example.com/v1", /carries credentials/],
+    ["ftp://api.example.com/v1", /must start with http/],
+    ["not a url", /not a valid URL/],
+  ] as const) {
+    it(url.replace(/SECRET/, "…"), () => {
+      assert.throws(
+        () => createOpenAIClient({ baseURL: url, apiKey: "sk-test", model: "m", env: {} }),
+        (err: Error) => err instanceof ModelConfigError && re.test(err.message) && !err.message.includes("SECRET"),
+      );
+    });
+  }
 });
