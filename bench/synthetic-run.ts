@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { RUN_FORMAT_VERSION, runKey, type Condition, type RunHeader, type RunRecord, type SkillRef } from "../src/core/runs/types.js";
+import { mulberry32 } from "../src/core/stats/bootstrap.js";
 
 export interface SyntheticRunOptions {
   tasks: number;
@@ -14,16 +15,6 @@ export interface SyntheticRunOptions {
   seed?: number;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 

@@ -12,19 +12,10 @@ import { startScriptedServer, type ScriptedServer } from "../../support/scripted
 import { essence } from "../cli/harness.js";
 import { runCli, runFileLines, startCli, tempDir } from "./cli-process.js";
 import { mathScenario, SCENARIO_SKILLS, writeScenarioSkills, writeScenarioTasks } from "./math-scenario.js";
+import { mulberry32 } from "../../../src/core/stats/bootstrap.js";
 
 const KEY = "sk-test-crash-0000";
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function lineCount(file: string): number {
   if (!existsSync(file)) return 0;

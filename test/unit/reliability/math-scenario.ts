@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Task, TaskSet } from "../../../src/core/tasks/schema.js";
 import { boxedAnswer, taskPlanScript, type PlanStep, type TaskPlan } from "../../support/scripts.js";
 import type { ScriptFn } from "../../support/scripted-server.js";
+import { mulberry32 } from "../../../src/core/stats/bootstrap.js";
 
 /** The skills of the scenario's library (written by `writeScenarioSkills`). */
 export const SCENARIO_SKILLS = ["carry-digits", "check-units", "estimate-first"] as const;
@@ -38,16 +39,6 @@ export interface ScenarioOptions {
   seed?: number;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function taskTag(i: number): string {
   return `m-${String(i).padStart(4, "0")}`;
