@@ -103,6 +103,8 @@ function dedupe(records: RunRecord[]): RunRecord[] {
  * there is nothing to resume and nothing to lose by starting it afresh.
  */
 export function holdsNoCompleteLine(file: string): boolean {
+  // Not a regular file (a folder, a FIFO): not ours to judge; readRunFile refuses it with a clear message.
+  if (!statSync(file).isFile()) return false;
   const fd = openSync(file, "r");
   try {
     const buf = Buffer.alloc(64 * 1024);
