@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import { spawn, type ChildProcessByStdio } from "node:child_process";
@@ -9,6 +10,9 @@ import { locateSandboxFiles, probeIsolation, type Isolation, type SandboxFiles }
 import { WorkerMessageSchema, type HostMessage, type Job, type JobResult, type WorkerConfig, type WorkerMessage } from "./protocol.js";
 
 export type { Isolation } from "./isolation.js";
+
+/** util-linux's setpriv, where present (Linux), to tie each worker's life to its host's (see start()). */
+const SETPRIV = process.platform === "linux" && existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
 
 export interface SandboxOptions {
   logger?: Logger;
@@ -77,7 +81,11 @@ class Slot {
 
   private start(): void {
     if (this.pool.isolation === "process-permission") {
-      const child = spawn(process.execPath, [...this.files.permissionArgs, this.files.workerFile, JSON.stringify(this.config)], {
+      const args = [...this.files.permissionArgs, this.files.workerFile, JSON.stringify(this.config)];
+      // Under setpriv the kernel SIGKILLs the worker when its host dies, even a host killed with SIGKILL while the
+      // worker's only thread is stuck in C code (where neither the interrupt buffer nor stdin 'end' can reach it).
+      const [command, argv] = SETPRIV ? [SETPRIV, ["--pdeathsig", "KILL", "--", process.execPath, ...args]] : [process.execPath, args];
+      const child = spawn(command, argv, {
         // Empty environment: nothing of the user's (keys, tokens, paths) reaches the sandbox.
         env: { ELECTRON_RUN_AS_NODE: "1" },
         stdio: ["pipe", "pipe", "pipe"],

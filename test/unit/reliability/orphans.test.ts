@@ -74,12 +74,6 @@ describe("reliability: no orphaned sandbox workers after SIGKILL", { skip: proce
 
   it(
     "a worker busy in C code exits within 5 s of its CLI being SIGKILLed",
-    {
-      todo:
-        "known bug, sandbox: worker-entry.ts only exits on stdin 'end', which cannot fire while Pyodide blocks its only thread; " +
-        "a worker stuck in C code outlives a SIGKILLed host until that C code returns (here: practically never), since only the host enforced the deadline. " +
-        "Fix: watch the host from a worker_thread (stdin close / ppid change) and exit from there.",
-    },
     async () => {
     const run = startCli(["run", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--concurrency", "1", "--out", "runs/r.jsonl", "--cache-dir", "cache"], { cwd: ws, apiKey: "sk-test-orphans", baseUrl: server.url });
     const cli = run.child.pid!;
