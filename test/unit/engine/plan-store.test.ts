@@ -5,50 +5,18 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { Planner, seededShuffle } from "../../../src/core/runs/plan.js";
 import { RunWriter, readRunFile } from "../../../src/core/runs/store.js";
-import { runKey, type Condition, type RunHeader, type RunRecord } from "../../../src/core/runs/types.js";
+import { runKey, type Condition, type RunRecord } from "../../../src/core/runs/types.js";
+import { header as makeHeader, rec } from "../report/fixtures.js";
 import { mathTask } from "./helpers.js";
 
 const tasks = ["a", "b", "c"].map((id) => mathTask(id, `task ${id}`, "1"));
 
+/** A finished run in the argument order the planner tests read best. */
 function record(taskId: string, condition: Condition, sample: number, retrieved: string[] = [], pass = true): RunRecord {
-  return {
-    type: "run",
-    key: runKey(taskId, condition, sample),
-    taskId,
-    condition,
-    sample,
-    retrieved: retrieved.map((name) => ({ name, contentHash: "h" })),
-    toolCalls: [],
-    answer: "1",
-    verdict: { pass, reason: pass ? "ok" : "expected 1, got 2" },
-    tokens: { prompt: 1, completion: 1 },
-    latencyMs: 1,
-    modelCalls: 1,
-    cachedCalls: 0,
-    turns: 1,
-    transcript: [],
-    finishedAt: new Date(0).toISOString(),
-  };
+  return rec(taskId, condition, pass, retrieved, sample);
 }
 
-const header: RunHeader = {
-  type: "header",
-  formatVersion: 1,
-  toolVersion: "0.1.0",
-  runId: "r",
-  createdAt: new Date(0).toISOString(),
-  model: { id: "x", name: "m" },
-  params: { samples: 1, maxTurns: 6 },
-  taskSet: { name: "t", format: "native", file: "t.jsonl", hash: "h", size: 3 },
-  taskIds: ["a", "b", "c"],
-  skills: [],
-  skillLibraryHash: "s",
-  mode: "catalog",
-  design: "paired",
-  promptVersion: "1",
-  sandbox: { isolation: "none" },
-  stopWhen: "never",
-};
+const header = makeHeader({ runId: "r", taskIds: ["a", "b", "c"] });
 
 describe("planner", () => {
   it("paired design: 2 runs per task and sample, enabled next to disabled", () => {
