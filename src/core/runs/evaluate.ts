@@ -150,11 +150,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   const onAbort = () => internal.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
 
+  const retrieving = (r: RunRecord) => r.condition === "enabled" && r.retrieved.length > 0;
+  let retrievals = records.filter(retrieving).length;
   const progress = () =>
     options.onProgress?.({
       done: records.length,
       total: planner.plannedTotal(),
-      retrievals: records.filter((r) => r.condition === "enabled" && r.retrieved.length > 0).length,
+      retrievals,
       runningRae: monitor.runningRae(),
     });
   progress();
@@ -204,6 +206,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
     };
     writer.write(record);
     records.push(record);
+    if (retrieving(record)) retrievals++;
     options.onRecord?.(record);
     queue.push(...planner.onFinished(record));
     monitor.add(record);

@@ -21,6 +21,8 @@ export type Design = "paired" | "rae-only";
 export class Planner {
   private readonly enabledDone = new Map<string, { done: number; retrieved: boolean }>();
   private readonly completed = new Set<string>();
+  /** Tasks whose disabled runs the RAE-only design needs (kept so progress totals cost O(1)). */
+  private readonly unlocked = new Set<string>();
 
   constructor(
     readonly tasks: readonly Task[],
@@ -56,12 +58,8 @@ export class Planner {
 
   /** Number of runs the design needs given what is known now (grows in RAE-only mode as retrievals appear). */
   plannedTotal(): number {
-    let total = 0;
-    for (const task of this.tasks) {
-      total += this.samples;
-      if (this.design === "paired" || this.disabledUnlocked(task.id)) total += this.samples;
-    }
-    return total;
+    const perCondition = this.tasks.length * this.samples;
+    return this.design === "paired" ? 2 * perCondition : perCondition + this.unlocked.size * this.samples;
   }
 
   isCompleted(key: string): boolean {
@@ -75,6 +73,7 @@ export class Planner {
     e.done++;
     e.retrieved ||= r.retrieved.length > 0;
     this.enabledDone.set(r.taskId, e);
+    if (this.disabledUnlocked(r.taskId)) this.unlocked.add(r.taskId);
   }
 
   private disabledUnlocked(taskId: string): boolean {
