@@ -17,9 +17,20 @@ const skip = missingPrerequisite();
 const shots = path.join(REPO_ROOT, "test-results", "e2e");
 
 async function palette(page: Page, command: string): Promise<void> {
-  await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
+  // F1 can be swallowed while focus sits in a notification or a closing quick pick (seen on a loaded CI machine):
+  // close whatever is open and press it again, a few times, before giving up.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("F1");
+    try {
+      await input.waitFor({ state: "visible", timeout: 6_000 });
+      break;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await page.keyboard.press("Escape");
+      await page.locator(".monaco-workbench").click({ position: { x: 600, y: 400 } }).catch(() => {});
+    }
+  }
   await input.fill(`>${command}`);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor();
   await page.keyboard.press("Enter");
