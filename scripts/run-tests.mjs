@@ -57,14 +57,21 @@ for (const phase of phases) {
       ["--import", "tsx", "--test", "--test-reporter=spec", `--test-concurrency=${process.env.SF_TEST_CONCURRENCY ?? 2}`, ...phase],
       { stdio: ["ignore", "pipe", "inherit"], cwd: root },
     );
-    let tail = "";
+    // The summary ("ℹ pass N") comes before the list of failures, so read it line by line as it streams.
+    const counts = { pass: 0, fail: 0 };
+    let partial = "";
     child.stdout.on("data", (d) => {
       process.stdout.write(d);
-      tail = (tail + d.toString()).slice(-4000);
+      const lines = (partial + d.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const m = /^ℹ (pass|fail) (\d+)$/.exec(line.trim());
+        if (m) counts[m[1]] = Number(m[2]);
+      }
     });
-    child.on("close", (code) => resolve({ code, tail }));
+    child.on("close", (code) => resolve({ code, counts }));
   });
-  for (const key of ["pass", "fail"]) totals[key] += Number(new RegExp(`ℹ ${key} (\\d+)`).exec(r.tail)?.[1] ?? 0);
+  for (const key of ["pass", "fail"]) totals[key] += r.counts[key];
   if (r.code !== 0) status = r.code ?? 1;
 }
 // One closing line for the whole run (each phase prints its own summary above).
