@@ -89,7 +89,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const cacheDir = values["cache-dir"] ? path.resolve(values["cache-dir"]) : defaultCacheDir();
   const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: path.join(cacheDir, "responses"), logger });
 
-  const grader = createGrader({ logger, cacheDir: path.join(cacheDir, "expected") });
+  // --no-cache re-asks the model and re-checks every answer; expected outputs are the task's, so they stay cached.
+  const grader = createGrader({ logger, cacheDir: path.join(cacheDir, "expected"), ...(values["no-cache"] ? {} : { verdictCacheDir: path.join(cacheDir, "verdicts") }) });
   const runFile = path.resolve(values.out ?? defaultRunFile(config.model, taskSet.name));
   logger.info(`${scan.skills.length} skills, ${limit ?? taskSet.tasks.length} tasks from ${taskSet.name}, ${mode} mode${values["rae-only"] ? ", RAE-only design" : ""}`);
 

@@ -73,7 +73,7 @@ export class EvaluationRunner implements vscode.Disposable {
     const controller = new AbortController();
     this.current = { controller, label: request.label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = createGrader({ logger: this.logger, distDir: this.distDir, cacheDir: path.join(this.cacheDir, "expected") });
+    const grader = createGrader({ logger: this.logger, distDir: this.distDir, cacheDir: path.join(this.cacheDir, "expected"), verdictCacheDir: path.join(this.cacheDir, "verdicts") });
     try {
       await mkdir(path.dirname(request.runFile), { recursive: true });
       const outcome = await vscode.window.withProgress(

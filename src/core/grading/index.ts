@@ -12,6 +12,8 @@ export interface CreateGraderOptions {
   distDir?: string;
   /** On-disk cache of expected outputs computed from canonical solutions. */
   cacheDir?: string;
+  /** On-disk cache of verdicts (see PythonGraderOptions.verdictCacheDir). */
+  verdictCacheDir?: string;
   poolSize?: number;
 }
 
@@ -39,6 +41,7 @@ export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.distDir ? { distDir: options.distDir } : {}),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...(options.verdictCacheDir ? { verdictCacheDir: options.verdictCacheDir } : {}),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
     }));
   return {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { InputError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { CheckJob, JobResult } from "../sandbox/protocol.js";
+import { HARNESS_PY } from "../sandbox/harness-py.js";
 import { SandboxPool, type Isolation } from "../sandbox/runner.js";
 import { stringifyJsonLossless } from "../tasks/evalplus-json.js";
 import type { PythonFunctionTask, Task } from "../tasks/schema.js";
@@ -17,6 +18,11 @@ export interface PythonGraderOptions {
   distDir?: string;
   /** Folder for expected outputs computed from canonical solutions, keyed by task hash. */
   cacheDir?: string;
+  /**
+   * Folder for verdicts, keyed by task, answer and grading rules, so an unchanged re-run does not re-check
+   * anything. Only verdicts that cannot depend on the machine's load are kept (not timeouts or sandbox failures).
+   */
+  verdictCacheDir?: string;
   /** Wasm memory cap per interpreter, MB (default 2048: Mbpp/255's canonical output alone is ~550 MB in wasm32). */
   memoryMb?: number;
   /** EvalPlus's per-task cap, applied to base and plus inputs separately (default 60 s). */
@@ -43,6 +49,17 @@ export const MIN_TIME_LIMIT_MS = 4000;
 export const TIME_LIMIT_FACTOR = 4;
 // Bump when the harness changes what "expected" holds, so stale disk caches are ignored.
 const EXPECTED_FORMAT = 1;
+// Bump when the rules that turn a sandbox result into a verdict change (the harness's own source is hashed too).
+const VERDICT_FORMAT = 1;
+const HARNESS_HASH = createHash("sha256").update(HARNESS_PY).digest("hex");
+
+/**
+ * Failures that can come from the machine rather than the answer: a missed wall-clock deadline on a loaded machine,
+ * or a sandbox process that died. They are re-checked once before they count, and never cached.
+ */
+function isTransient(r: JobResult): boolean {
+  return r.status !== "pass" && (r.status !== "fail" || r.kind === "timeout" || r.kind === "sandbox");
+}
 
 export type PythonGrader = Grader & {
   readonly isolation: Isolation;
@@ -111,6 +128,48 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     }
   }
 
+  const testsHashes = new WeakMap<PythonFunctionTask, string>();
+  /** Everything a verdict depends on: the task's code and tests, the answer, the limits and the harness. */
+  function verdictKey(task: PythonFunctionTask, answer: string): string {
+    let tests = testsHashes.get(task);
+    if (tests === undefined) {
+      tests = createHash("sha256").update(JSON.stringify({ code: task.canonicalSolution, entry: task.entryPoint, tests: task.tests })).digest("hex");
+      testsHashes.set(task, tests);
+    }
+    const rules = { f: VERDICT_FORMAT, harness: HARNESS_HASH, memoryMb, taskCapMs, min: options.minTimeLimitMs ?? MIN_TIME_LIMIT_MS };
+    return createHash("sha256").update(JSON.stringify({ rules, tests, answer })).digest("hex");
+  }
+
+  function verdictFile(key: string): string | undefined {
+    return options.verdictCacheDir ? path.join(options.verdictCacheDir, key.slice(0, 2), `${key}.json`) : undefined;
+  }
+
+  function readVerdict(key: string): Verdict | undefined {
+    const file = verdictFile(key);
+    if (!file) return undefined;
+    try {
+      const data = JSON.parse(readFileSync(file, "utf8")) as { key?: string; verdict?: Verdict };
+      const v = data.verdict;
+      if (data.key === key && v && typeof v.pass === "boolean" && typeof v.reason === "string") return v;
+    } catch {
+      // absent or unreadable: grade
+    }
+    return undefined;
+  }
+
+  function writeVerdict(key: string, verdict: Verdict): void {
+    const file = verdictFile(key);
+    if (!file) return;
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ key, verdict }));
+      renameSync(tmp, file);
+    } catch (e) {
+      logger.warn(`could not cache a verdict in ${options.verdictCacheDir}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
   async function computeExpected(task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> {
     const outcome = await pool.run(
       {
@@ -157,6 +216,9 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     if (answer === null || answer.trim() === "") {
       return { pass: false, reason: "no python code block in the answer", failure: { kind: "no-answer" } };
     }
+    const key = verdictKey(task, answer);
+    const cached = readVerdict(key);
+    if (cached) return cached;
     const exp = await expected(task, gradeOptions.signal);
     const limitsMs = exp.timesMs.map((t) => Math.max(options.minTimeLimitMs ?? MIN_TIME_LIMIT_MS, TIME_LIMIT_FACTOR * t));
     let start = 0;
@@ -184,8 +246,22 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
       limitsMs,
       phases,
     };
-    const outcome = await pool.run(job, { signal: gradeOptions.signal });
-    return toVerdict(outcome.result, exp.count, memoryMb);
+    const first = (await pool.run(job, { signal: gradeOptions.signal })).result;
+    let verdict = toVerdict(first, exp.count, memoryMb);
+    if (isTransient(first)) {
+      // EvalPlus's limits are wall-clock: a starved machine can fail a correct answer. Check once more (the pool
+      // replaced a killed worker) and let the second attempt decide; a real infinite loop fails twice.
+      logger.info(`${task.id}: re-checking once after "${verdict.reason}"`);
+      const second = (await pool.run(job, { signal: gradeOptions.signal })).result;
+      const again = toVerdict(second, exp.count, memoryMb);
+      verdict = again.pass
+        ? { ...again, reason: `${again.reason} (re-checked once after a first attempt failed: ${verdict.reason})` }
+        : { ...again, reason: `${again.reason} (on a second attempt too)` };
+      if (!isTransient(second)) writeVerdict(key, verdict);
+    } else {
+      writeVerdict(key, verdict);
+    }
+    return verdict;
   }
 
   return {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
-import { FAKE_KEY, MBPP, essence, mbppScenario, runCli, tempWorkspace, type JsonEvaluation } from "./harness.js";
+import { FAKE_KEY, MBPP, essence, mbppScenario, runCli, tempWorkspace, verdictsOf, type JsonEvaluation } from "./harness.js";
 
 function pick(t: { n: number; bothPass: number; rescued: number; harmed: number; bothFail: number }) {
   return { n: t.n, bothPass: t.bothPass, rescued: t.rescued, harmed: t.harmed, bothFail: t.bothFail };
@@ -65,6 +65,8 @@ describe("skill-following run/report end to end (real MBPP+ tasks, scripted serv
     const run = await runCli([...base, "--out", "runs/again.jsonl"], { cwd: ws, baseUrl: server.url });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(server.calls, 0);
+    // Every verdict comes back (from the verdict cache: nothing is re-checked), with its reason.
+    assert.deepEqual(verdictsOf(path.join(ws, "runs/again.jsonl")), verdictsOf(path.join(ws, "runs/clean.jsonl")));
     const rep = await runCli(["report", "runs/again.jsonl", "--format", "json"], { cwd: ws, baseUrl: server.url });
     assert.deepEqual(essence(rep.stdout), cleanEssence);
   });

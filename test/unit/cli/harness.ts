@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadTaskSet } from "../../../src/core/tasks/index.js";
@@ -114,4 +114,15 @@ export function essence(json: string) {
     lift: e.lift,
     skills: e.skills.map((s) => ({ name: s.name, table: s.table, pHolm: s.pHolm, rescuedTasks: [...s.rescuedTasks].sort(), harmedTasks: [...s.harmedTasks].sort() })),
   }));
+}
+
+/** Each run's verdict in a run file, by run key: a readable diff when two runs' reports disagree. */
+export function verdictsOf(runFile: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(runFile, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as { type?: string; key?: string; verdict?: { pass: boolean; reason: string } };
+    if (r.type === "run" && r.key && r.verdict) out[r.key] = `${r.verdict.pass ? "pass" : "fail"}: ${r.verdict.reason}`;
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }

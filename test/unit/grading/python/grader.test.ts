@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -141,4 +142,86 @@ test("a per-input timeout names the input and the limit", async () => {
   const v = await grader.grade(t, "def f(x):\n    while x == 2:\n        pass\n    return x\n");
   assert.equal(v.failure?.kind, "timeout");
   assert.match(v.reason, /^timeout on base input #1 \[2\]: timed out after 1\.0 s/);
+  // A real infinite loop stays a failure: the re-check a timeout gets (load can starve a correct answer) fails too.
+  assert.match(v.reason, /\(on a second attempt too\)$/);
+});
+
+/** Files under a folder, recursively. */
+function filesIn(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+test("a sandbox process that dies mid-check is re-checked once on a fresh process; the answer's own verdict counts", async () => {
+  const distDir = await sandboxDist();
+  const others = new Set(workerPids());
+  const one = createPythonGrader({ distDir, poolSize: 1, cacheDir, minTimeLimitMs: 10_000 });
+  try {
+    assert.equal(one.isolation, "process-permission", "this test kills the sandbox process; it needs the process sandbox");
+    const t = mk("t/crash", "def f(x):\n    return x\n", "f", { base: [[1]] });
+    await one.expected(t);
+    await one.ready();
+    const pidsBefore = workerPids().filter((p) => !others.has(p));
+    assert.equal(pidsBefore.length, 1, `one new sandbox process expected, found ${pidsBefore.join(", ")}`);
+    // The answer is slow enough (2 s) for the kill to land while it runs, as when the OOM killer picks the worker.
+    const grading = one.grade(t, "import time\ndef f(x):\n    time.sleep(2)\n    return x\n");
+    await new Promise((r) => setTimeout(r, 700));
+    process.kill(pidsBefore[0]!, "SIGKILL");
+    const v = await grading;
+    assert.equal(v.pass, true, v.reason);
+    assert.match(v.reason, /^passed all 1 inputs \(re-checked once after a first attempt failed: sandbox failure: the sandbox process ended \(exit code -, signal SIGKILL\)/);
+    assert.equal(workerPids().includes(pidsBefore[0]!), false, "the killed process is gone");
+  } finally {
+    await one.dispose();
+  }
+});
+
+/** Sandbox worker processes started by this test process. */
+function workerPids(): number[] {
+  const out = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .filter((l) => l.includes("sandbox-worker"))
+    .map((l) => Number.parseInt(l.trim(), 10))
+    .filter((n) => n > 0);
+}
+
+test("verdicts are cached by task, answer and rules: an unchanged answer is not re-checked; timeouts are never cached", async () => {
+  const verdictDir = mkdtempSync(path.join(os.tmpdir(), "sf-verdicts-"));
+  const make = async () => createPythonGrader({ distDir: await sandboxDist(), poolSize: 1, cacheDir, verdictCacheDir: verdictDir, minTimeLimitMs: 1000 });
+  const t = mk("t/vcache", "def f(x):\n    return x + 1\n", "f", { base: [[1], [2]] });
+  const right = "def f(x):\n    return x + 1\n";
+  const wrong = "def f(x):\n    return x + 2\n";
+  const loops = "def f(x):\n    while True:\n        pass\n";
+  let g = await make();
+  try {
+    assert.equal((await g.grade(t, right)).pass, true);
+    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3");
+    assert.equal((await g.grade(t, loops)).failure?.kind, "timeout");
+    assert.equal(filesIn(verdictDir).length, 2, "the pass and the wrong answer are cached; the timeout is not");
+  } finally {
+    await g.dispose();
+  }
+  // Mark each cached verdict, then grade again in a new grader (a new run): the marks come back, so nothing ran.
+  for (const f of filesIn(verdictDir)) {
+    const data = JSON.parse(readFileSync(f, "utf8")) as { verdict: { reason: string } };
+    data.verdict.reason = `${data.verdict.reason} [from cache]`;
+    writeFileSync(f, JSON.stringify(data));
+  }
+  g = await make();
+  try {
+    assert.equal((await g.grade(t, right)).reason, "passed all 2 inputs [from cache]");
+    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3 [from cache]");
+    // Any change to the answer or to the tests is a different key and is checked afresh.
+    assert.equal((await g.grade(t, `${right}\n`)).reason, "passed all 2 inputs");
+    const more = mk("t/vcache", t.canonicalSolution, "f", { base: [[1], [2]], plus: [[3]] });
+    assert.equal((await g.grade(more, right)).reason, "passed all 3 inputs");
+    // A corrupt cache file is ignored, not trusted.
+    for (const f of filesIn(verdictDir)) writeFileSync(f, "{not json");
+    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3");
+  } finally {
+    await g.dispose();
+    rmSync(verdictDir, { recursive: true, force: true });
+  }
 });
