@@ -54,6 +54,8 @@ export interface CodeServerOptions {
   settings?: Record<string, unknown>;
   env?: Record<string, string>;
   logFile: string;
+  /** Keep VS Code's workspace trust on (default off: the tiers that evaluate run in a trusted workspace). */
+  workspaceTrust?: boolean;
 }
 
 async function waitHealthy(origin: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -109,7 +111,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       "--extensions-dir", extensionsDir,
       "--disable-telemetry",
       "--disable-update-check",
-      "--disable-workspace-trust",
+      ...(options.workspaceTrust ? [] : ["--disable-workspace-trust"]),
       "--disable-getting-started-override",
     ],
     { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } },

@@ -14,6 +14,8 @@ const LIMIT_MS = 1000;
 const GRACE_MS = 150;
 // Interpreter creation and scheduling on a loaded 2-core CI box; the deadline itself is LIMIT_MS + GRACE_MS.
 const SLACK_MS = 2500;
+// A replacement sandbox process's cold start (Pyodide load) on a loaded 2-core box, before a re-check can run.
+const RESPAWN_MS = 6000;
 
 const task: PythonFunctionTask = {
   id: "hostile/add",
@@ -96,8 +98,13 @@ for (const c of cases) {
     const elapsed = performance.now() - t0;
     assert.equal(verdict.pass, false, `${c.name} must fail`);
     assert.match(verdict.reason, c.reason);
-    // Every case is bounded by the answer-load cap (taskCapMs-derived) or one input's limit, plus grace.
-    assert.ok(elapsed < 3000 + 1000 + GRACE_MS + SLACK_MS, `${c.name} took ${Math.round(elapsed)} ms`);
+    // Every attempt is bounded by the answer-load cap (taskCapMs-derived) or one input's limit, plus grace. A timeout
+    // or a dead sandbox is checked a second time (a loaded machine can starve a correct answer), on a process that
+    // may first need a cold start when the first attempt had to be killed.
+    const rechecked = /\(on a second attempt too\)$/.test(verdict.reason);
+    assert.equal(rechecked, /^(timeout|sandbox failure)/.test(verdict.reason), `re-checked exactly when the failure can come from load: ${verdict.reason}`);
+    const bound = rechecked ? 2 * (3000 + 1000 + GRACE_MS) + RESPAWN_MS + SLACK_MS : 3000 + 1000 + GRACE_MS + SLACK_MS;
+    assert.ok(elapsed < bound, `${c.name} took ${Math.round(elapsed)} ms`);
     c.hostCheck?.();
     // The next task still runs and passes.
     const honest = await grader.grade(task, "def add(a, b):\n    return a + b\n");

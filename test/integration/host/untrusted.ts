@@ -1,0 +1,73 @@
+/**
+ * Runs inside code-server's extension host with workspace trust on and the workspace not trusted (restricted
+ * mode). It records what the extension makes available there and whether an evaluation can start; the node test
+ * (untrusted.test.ts) asserts. The workspace's own settings point the extension at the scripted server, as a
+ * hostile repository's `.vscode/settings.json` could point it at any server: nothing may reach it.
+ */
+import * as vscode from "vscode";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
+
+declare const __SF_HOST_CONFIG__: string;
+
+interface HostConfig {
+  resultsFile: string;
+  skillFile: string;
+  taskSetFile: string;
+  controlUrl: string;
+  runsDir: string;
+  apiKey: string;
+}
+
+const config = JSON.parse(__SF_HOST_CONFIG__) as HostConfig;
+const facts: Record<string, unknown> = {};
+
+async function calls(): Promise<number> {
+  const res = await fetch(config.controlUrl);
+  return ((await res.json()) as { calls: number }).calls;
+}
+
+async function body(): Promise<void> {
+  facts.isTrusted = vscode.workspace.isTrusted;
+  const ext = vscode.extensions.getExtension("skill-following.skill-following");
+  facts.extensionListed = ext !== undefined;
+  facts.activeAtStart = ext?.isActive ?? false;
+  const uri = vscode.Uri.file(config.skillFile);
+  await vscode.window.showTextDocument(uri);
+  // Give activation events (onLanguage, workspaceContains) time to fire, as they would on a real open.
+  await new Promise((r) => setTimeout(r, 3000));
+  facts.activeAfterOpen = ext?.isActive ?? false;
+  facts.commands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith("skillFollowing."));
+  // With a key stored, only the trust guard stands between these commands and the scripted server.
+  facts.setKey = (await vscode.commands.executeCommand("skillFollowing.setApiKey", config.apiKey)) ?? null;
+  // Every way to start an evaluation, with its arguments given so that no picker could be what stops it.
+  const opts = { taskSet: config.taskSetFile, model: "scripted-model" };
+  const attempts: Array<[string, unknown[]]> = [
+    ["skillFollowing.evaluateSkill", [uri, opts]],
+    ["skillFollowing.evaluateLibrary", [vscode.Uri.file(config.skillFile.replace(/\/[^/]+\/SKILL\.md$/, "")), opts]],
+    ["skillFollowing.compareModels", [["scripted-model", "scripted-model-b"], config.taskSetFile]],
+  ];
+  const outcomes: Record<string, unknown> = {};
+  for (const [command, args] of attempts) {
+    try {
+      outcomes[command] = { returned: (await vscode.commands.executeCommand(command, ...args)) ?? null };
+    } catch (err) {
+      outcomes[command] = { error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  facts.outcomes = outcomes;
+  await new Promise((r) => setTimeout(r, 2000));
+  facts.calls = await calls();
+  facts.runsDirExists = existsSync(config.runsDir);
+}
+
+export async function run(): Promise<void> {
+  try {
+    await body();
+    facts.error = null;
+  } catch (err) {
+    facts.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
+  }
+  const tmp = `${config.resultsFile}.tmp`;
+  writeFileSync(tmp, JSON.stringify(facts, null, 2));
+  renameSync(tmp, config.resultsFile);
+}
