@@ -33,6 +33,7 @@ export interface ChatCompletionRequestBody {
   top_p?: number;
   seed?: number;
   max_tokens?: number;
+  max_completion_tokens?: number;
   [key: string]: unknown;
 }
 

@@ -7,7 +7,7 @@
 import OpenAI, { APIError } from "openai";
 import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import { classifyFailure, errnoCode, retryDelayMs, type Failure } from "./retry.js";
+import { classifyFailure, errnoCode, retryDelayMs, unsupportedParameter, type Failure } from "./retry.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
 import { fromWireCompletion, StreamAccumulator, toWireBody } from "./wire.js";
 
@@ -151,8 +151,16 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     logLevel: "off",
   });
 
+  // Reasoning models (OpenAI o-series, gpt-5) refuse max_tokens and want max_completion_tokens; learned from the
+  // first refusal and kept for this client, so each later request goes out right the first time.
+  let completionTokensParam = false;
+
   async function attempt(request: ChatRequest, signal: AbortSignal): Promise<Omit<ChatResponse, "latencyMs">> {
     const body = toWireBody(request);
+    if (completionTokensParam && body.max_tokens !== undefined) {
+      body.max_completion_tokens = body.max_tokens;
+      delete body.max_tokens;
+    }
     if (!stream) {
       const raw: unknown = await sdk.chat.completions.create({ ...body, stream: false }, { signal });
       return fromWireCompletion(raw);
@@ -202,6 +210,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     const userSignal = callOptions.signal;
     const attempts = maxRetries + 1;
     let last: Extract<Outcome, { ok: false }> | undefined;
+    let switched = false;
     for (let n = 1; n <= attempts; n++) {
       if (userSignal?.aborted) throw new CancelledError();
       const outcome = await runAttempt(request, n, userSignal);
@@ -211,6 +220,21 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
       }
       last = outcome;
       const { failure, error } = outcome;
+      if (!switched && request.maxTokens !== undefined && unsupportedParameter(error, "max_tokens")) {
+        // Requests in flight when the first refusal arrived are refused too; each switches once and goes again.
+        switched = true;
+        if (!completionTokensParam) logger.info(`${id} refuses max_tokens; sending max_completion_tokens from now on`);
+        completionTokensParam = true;
+        n--; // the refusal was ours to fix, not an attempt at the task
+        continue;
+      }
+      if (!failure.retryable && request.temperature !== undefined && unsupportedParameter(error, "temperature")) {
+        throw new ModelRequestError(`Model request to ${endpoint} failed (${failure.summary})${serverSays(error)}`, failure.status, {
+          hint: `${options.model} accepts only its default temperature. Run without a temperature (or with temperature 1) and with samples of 3 or more, so the report can tell an effect from sampling noise.`,
+          action: "openSettings",
+          cause: safeCause(error),
+        });
+      }
       if (!failure.retryable) {
         throw new ModelRequestError(`Model request to ${endpoint} failed (${failure.summary})${serverSays(error)}`, failure.status, {
           ...(failure.hint === undefined ? {} : { hint: failure.hint }),

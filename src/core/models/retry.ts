@@ -72,6 +72,13 @@ function hintFor(status: number): { hint: string; action?: ErrorAction } {
   }
 }
 
+/** The endpoint's 400 says this parameter is not supported (OpenAI: `param` names it, the message says so). */
+export function unsupportedParameter(error: unknown, param: string): boolean {
+  if (!(error instanceof APIError) || error.status !== 400) return false;
+  const named = (error as APIError & { param?: unknown }).param === param || error.message.includes(`'${param}'`) || error.message.includes(`"${param}"`);
+  return named && /unsupported|not supported|does not support|only the default/i.test(error.message);
+}
+
 /**
  * @param attemptTimedOut true when our own per-attempt timer aborted the exchange (the SDK reports that
  *   as a user abort because it only sees its signal fire).

@@ -25,6 +25,8 @@ export interface WireChatBody {
   top_p?: number;
   seed?: number;
   max_tokens?: number;
+  /** Sent instead of max_tokens to models that refuse it (OpenAI's o-series and gpt-5 reasoning models). */
+  max_completion_tokens?: number;
 }
 
 /** The request body we send; sampling parameters appear only when set, `tools` only when non-empty. */

@@ -5,6 +5,8 @@ import { after, before, describe, it } from "node:test";
 import { createOpenAIClient, describeEndpoint, isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../../src/core/models/openai-client.js";
 import type { ChatRequest } from "../../../src/core/models/types.js";
 import { ModelConfigError } from "../../../src/core/errors.js";
+import { unsupportedParameter } from "../../../src/core/models/retry.js";
+import { APIError } from "openai";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 
 const loadSkill = { name: "load_skill", description: "Load a skill", parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } };
@@ -91,6 +93,57 @@ describe("openai client over the scripted server", () => {
     assert.equal(r.content, "```python\ndef add(a, b):\n    return a + b\n```");
     assert.ok(r.usage.promptTokens > 0 && r.usage.completionTokens > 0);
     assert.equal(server.requests[0]!.stream_options?.include_usage, true);
+  });
+});
+
+describe("reasoning models' parameter rules (OpenAI o-series, gpt-5)", () => {
+  // OpenAI's own words for both refusals.
+  const NO_MAX_TOKENS = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+  const NO_TEMPERATURE = "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.";
+  let server: ScriptedServer;
+  before(async () => {
+    server = await startScriptedServer({
+      script: (req) => {
+        if (req.max_tokens !== undefined) return { error: { status: 400, message: NO_MAX_TOKENS } };
+        if (req.temperature !== undefined && req.temperature !== 1) return { error: { status: 400, message: NO_TEMPERATURE } };
+        return { content: `limit ${req.max_completion_tokens ?? "none"}` };
+      },
+    });
+  });
+  after(() => server.close());
+  const ask = (extra: Partial<ChatRequest>): ChatRequest => ({ model: "o4-mini", messages: [{ role: "user", content: "hi" }], ...extra });
+
+  it("switches to max_completion_tokens after the first refusal, for every request in flight and after", async () => {
+    server.reset();
+    const client = createOpenAIClient({ baseURL: server.url, model: "o4-mini", env: {}, maxRetries: 0 });
+    // Three at once: all meet the refusal before any learns from it, and each goes again once.
+    const first = await Promise.all([1, 2, 3].map(() => client.complete(ask({ maxTokens: 256 }), { sampleIndex: 0 })));
+    assert.deepEqual(first.map((r) => r.content), ["limit 256", "limit 256", "limit 256"]);
+    assert.equal(server.requests.filter((r) => r.max_tokens !== undefined).length, 3);
+    const before = server.calls;
+    const later = await client.complete(ask({ maxTokens: 64 }), { sampleIndex: 0 });
+    assert.equal(later.content, "limit 64");
+    assert.equal(server.calls - before, 1, "once learned, a request goes out right the first time");
+    assert.equal(server.requests.at(-1)!.max_tokens, undefined);
+  });
+
+  it("a model that refuses temperature 0 is an error that says what to run instead, not retried", async () => {
+    server.reset();
+    const client = createOpenAIClient({ baseURL: server.url, model: "o4-mini", env: {} });
+    await assert.rejects(client.complete(ask({ temperature: 0 }), { sampleIndex: 0 }), (e: Error & { options?: { hint?: string } }) => {
+      assert.match(e.message, /HTTP 400.*Only the default \(1\) value is supported/);
+      assert.match(e.options?.hint ?? "", /o4-mini accepts only its default temperature.*samples of 3 or more/);
+      return true;
+    });
+    assert.equal(server.calls, 1);
+  });
+
+  it("an unrelated 400 that mentions neither parameter is not mistaken for one", () => {
+    const plain = new APIError(400, { message: "Invalid 'messages': empty array." }, "Invalid 'messages': empty array.", new Headers());
+    assert.equal(unsupportedParameter(plain, "max_tokens"), false);
+    const refusal = new APIError(400, { message: NO_MAX_TOKENS, param: "max_tokens" }, NO_MAX_TOKENS, new Headers());
+    assert.equal(unsupportedParameter(refusal, "max_tokens"), true);
+    assert.equal(unsupportedParameter(new APIError(500, undefined, NO_MAX_TOKENS, new Headers()), "max_tokens"), false);
   });
 });
 
