@@ -2,7 +2,7 @@ import path from "node:path";
 import type { RunFileContents } from "../core/runs/store.js";
 import { buildReport } from "../core/report/build.js";
 import type { Evaluation, Report, Table } from "../core/report/schema.js";
-import type { Estimate, ReportView, SkillRow, TaskRef } from "../shared/report-view.js";
+import type { Estimate, Headline, ReportView, SkillRow, TaskRef } from "../shared/report-view.js";
 
 /**
  * Turns run files into the plain data the report webview, the CodeLens and the diagnostics show. No `vscode`
@@ -76,7 +76,6 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
     );
 
   const notes = [...extraNotes];
-  if (compare) notes.push(`Headline cards show ${first?.model ?? "the first model"}; the table and the scatter show every model.`);
   for (const run of runs) {
     for (const w of run.warnings) notes.push(w);
     if (run.header.model.id.startsWith("vscode-lm:")) {
@@ -95,7 +94,17 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
     : runs[0]
       ? `${runs[0].header.skills.length === 1 ? runs[0].header.skills[0]!.name : `${runs[0].header.skills.length} skills`} on ${runs[0].header.taskSet.name} · ${modelLabel(runs[0])}`
       : "Skill Following report";
-  const h = first;
+  const headlineOf = (h: Evaluation | undefined): Headline => ({
+    rae: est(h?.retrieved ?? null, h?.decisionP ?? "mid-p"),
+    oae: est(h?.overall ?? null, h?.decisionP ?? "mid-p"),
+    lift: h?.lift ?? null,
+    nRetrieved: h?.retrieved.n ?? 0,
+    n: h ? (h.overall?.n ?? h.tasks.complete) : 0,
+    rescued: h?.retrieved.rescued ?? 0,
+    harmed: h?.retrieved.harmed ?? 0,
+    paradox: h?.metrics.paradox ?? false,
+    ...(h?.metrics.paradoxExplanation ? { paradoxText: h.metrics.paradoxExplanation } : {}),
+  });
   return {
     title,
     runs: runs.map((run) => ({
@@ -109,17 +118,8 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
       tasks: run.header.taskIds.length,
       ...(run.stops.length ? { stopReason: run.stops[run.stops.length - 1]!.reason } : {}),
     })),
-    headline: {
-      rae: est(h?.retrieved ?? null, h?.decisionP ?? "mid-p"),
-      oae: est(h?.overall ?? null, h?.decisionP ?? "mid-p"),
-      lift: h?.lift ?? null,
-      nRetrieved: h?.retrieved.n ?? 0,
-      n: h ? (h.overall?.n ?? h.tasks.complete) : 0,
-      rescued: h?.retrieved.rescued ?? 0,
-      harmed: h?.retrieved.harmed ?? 0,
-      paradox: h?.metrics.paradox ?? false,
-      ...(h?.metrics.paradoxExplanation ? { paradoxText: h.metrics.paradoxExplanation } : {}),
-    },
+    headline: headlineOf(first),
+    ...(compare ? { models: evs.map((ev) => ({ model: ev.model, ...headlineOf(ev) })) } : {}),
     points,
     skills,
     rescued: flips("rescued"),

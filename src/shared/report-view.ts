@@ -70,21 +70,27 @@ export const RunSummarySchema = z.object({
   stopReason: z.string().optional(),
 });
 
+export const HeadlineSchema = z.object({
+  rae: EstimateSchema,
+  oae: EstimateSchema,
+  lift: z.number().nullable(),
+  nRetrieved: z.number().int(),
+  n: z.number().int(),
+  rescued: z.number().int(),
+  harmed: z.number().int(),
+  paradox: z.boolean(),
+  /** One sentence explaining the paradox when it fires. */
+  paradoxText: z.string().optional(),
+});
+export type Headline = z.infer<typeof HeadlineSchema>;
+
 export const ReportViewSchema = z.object({
   title: z.string(),
   runs: z.array(RunSummarySchema),
-  headline: z.object({
-    rae: EstimateSchema,
-    oae: EstimateSchema,
-    lift: z.number().nullable(),
-    nRetrieved: z.number().int(),
-    n: z.number().int(),
-    rescued: z.number().int(),
-    harmed: z.number().int(),
-    paradox: z.boolean(),
-    /** One sentence explaining the paradox when it fires. */
-    paradoxText: z.string().optional(),
-  }),
+  /** The headline of the report (of the first model in a comparison). */
+  headline: HeadlineSchema,
+  /** In a model comparison, every model's headline, in the order compared (absent for one model). */
+  models: z.array(HeadlineSchema.extend({ model: z.string() })).optional(),
   points: z.array(ScatterPointSchema),
   skills: z.array(SkillRowSchema),
   rescued: z.array(TaskRefSchema),

@@ -21,7 +21,46 @@ function tone(e: Estimate): "good" | "bad" | undefined {
   return undefined;
 }
 
+const PARADOX_DEFAULT = "Lift and RAE disagree in sign: the aggregate comparison is confounded by which tasks retrieve.";
+
+/** A comparison's headline: one row per model, the same quantities as the single-model cards. */
+function renderModelHeadlines(models: NonNullable<ReportView["models"]>): HTMLElement {
+  const head = el(
+    "tr",
+    {},
+    el("th", {}, "Model"),
+    el("th", { class: "num" }, "RAE (where retrieved)"),
+    el("th", {}, "Interval · p"),
+    el("th", { class: "num" }, "OAE (all tasks)"),
+    el("th", { class: "num" }, "Lift"),
+    el("th", { class: "num" }, "Retrieved"),
+    el("th", { class: "num" }, "Rescued / harmed"),
+  );
+  const body = el("tbody", {});
+  for (const m of models) {
+    const t = tone(m.rae);
+    body.append(
+      el(
+        "tr",
+        { "data-model": m.model, ...(t ? { class: t } : {}) },
+        el("td", { class: "model-name" }, m.model),
+        el("td", { class: "num rae" }, signed(m.rae.value)),
+        el("td", {}, `${interval(m.rae.low, m.rae.high)} · ${pValue(m.rae.p)}`),
+        el("td", { class: "num" }, signed(m.oae.value)),
+        el("td", { class: "num" }, signed(m.lift)),
+        el("td", { class: "num" }, `${m.nRetrieved} / ${m.n}`),
+        el("td", { class: "num" }, `${m.rescued} / ${m.harmed}`),
+      ),
+    );
+  }
+  const paradoxes = models
+    .filter((m) => m.paradox)
+    .map((m) => el("p", { class: "paradox", role: "alert" }, `${m.model}: `, m.paradoxText ?? PARADOX_DEFAULT));
+  return el("div", { id: "headline" }, el("table", { id: "headline-models" }, el("thead", {}, head), body), ...paradoxes);
+}
+
 export function renderHeadline(r: ReportView): HTMLElement {
+  if (r.models && r.models.length > 1) return renderModelHeadlines(r.models);
   const h = r.headline;
   const cards = el(
     "div",
@@ -33,7 +72,7 @@ export function renderHeadline(r: ReportView): HTMLElement {
     card("headline-flips", "Rescued / harmed", `${h.rescued} / ${h.harmed}`, "where retrieved"),
   );
   const paradox = h.paradox
-    ? el("p", { class: "paradox", id: "paradox", role: "alert" }, h.paradoxText ?? "Lift and RAE disagree in sign: the aggregate comparison is confounded by which tasks retrieve.")
+    ? el("p", { class: "paradox", id: "paradox", role: "alert" }, h.paradoxText ?? PARADOX_DEFAULT)
     : null;
   return el("div", { id: "headline" }, cards, paradox);
 }

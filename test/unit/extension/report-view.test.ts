@@ -87,6 +87,25 @@ describe("buildReportView", () => {
     assert.equal(v.harmed.length, 4);
   });
 
+  it("compares models: every model gets its own headline, in the order compared", () => {
+    const a = fixtureRun();
+    // The other model: T2 and the XSS task now pass when the skill is used (rescued 1 → 1, harmed 2 → 0).
+    const b: LoadedRun = { ...fixtureRun(), file: "/runs/b.jsonl", header: { ...header(["s"]), runId: "r2", model: { id: "x", name: "other" } } };
+    b.records = b.records.map((r) => (r.condition === "enabled" && (r.taskId === "T2" || r.taskId === XSS) ? { ...r, verdict: { pass: true, reason: "ok" } } : r));
+    const v = buildReportView([a, b], 0.05);
+    assert.ok(ReportViewSchema.safeParse(v).success);
+    assert.deepEqual(
+      v.models!.map((m) => ({ model: m.model, rae: m.rae.value, rescued: m.rescued, harmed: m.harmed, paradox: m.paradox })),
+      [
+        { model: "m", rae: -0.25, rescued: 1, harmed: 2, paradox: true },
+        { model: "other", rae: 0.25, rescued: 1, harmed: 0, paradox: false },
+      ],
+    );
+    assert.deepEqual(v.headline, (({ model: _m, ...rest }) => rest)(v.models![0]!), "the single headline is the first model's");
+    assert.equal(v.notes.some((n) => n.includes("Headline cards show")), false);
+    assert.equal(buildReportView([a], 0.05).models, undefined, "one model: no per-model headlines");
+  });
+
   it("summarises each skill of the run for the CodeLens and diagnostics", () => {
     const run = fixtureRun();
     const [r] = skillResults(run, buildReportView([run], 0.05));
