@@ -5,7 +5,8 @@
  * Both sides run 2 at a time. Also: cold start of a sandbox process and the per-task fresh-interpreter cost.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { createPythonGrader } from "../src/core/grading/python-grader.js";
@@ -87,7 +88,9 @@ export async function benchSandbox(options: { distDir?: string; limit?: number }
   result["fresh interpreter per task, median (ms)"] = Math.round(interp[5]!);
 
   // All MBPP+ canonical solutions through the sandbox: expected outputs + check, 2 processes.
-  const grader = createPythonGrader({ poolSize: 2, distDir: options.distDir });
+  const cache = mkdtempSync(path.join(os.tmpdir(), "sf-bench-verdicts-"));
+  const caches = { cacheDir: path.join(cache, "expected"), verdictCacheDir: path.join(cache, "verdicts") };
+  const grader = createPythonGrader({ poolSize: 2, distDir: options.distDir, ...caches });
   await grader.ready();
   t = performance.now();
   const verdicts = await Promise.all(tasks.map((task) => grader.grade(task, task.canonicalSolution).catch((e: unknown) => ({ pass: false, reason: String(e) }))));
@@ -97,6 +100,17 @@ export async function benchSandbox(options: { distDir?: string; limit?: number }
   const failed = tasks.filter((_, i) => !verdicts[i]!.pass).map((t, i) => `${t.id} (${verdicts.filter((v) => !v.pass)[i]!.reason.slice(0, 120)})`);
   if (failed.length > 0) result["sandbox: failed tasks"] = failed.join("; ");
   result["sandbox: wall (s)"] = Number((sandboxMs / 1000).toFixed(1));
+
+  // An unchanged re-run: a new grader (a new process would do the same) finds every verdict in the cache.
+  const again = createPythonGrader({ poolSize: 2, distDir: options.distDir, ...caches });
+  t = performance.now();
+  const cached = await Promise.all(tasks.map((task) => again.grade(task, task.canonicalSolution).catch(() => ({ pass: false }))));
+  const cachedMs = performance.now() - t;
+  await again.dispose();
+  rmSync(cache, { recursive: true, force: true });
+  result["unchanged re-run, verdicts cached: same verdicts"] = cached.every((v, i) => v.pass === verdicts[i]!.pass) ? "yes" : "NO";
+  result["unchanged re-run, verdicts cached: wall (ms)"] = Math.round(cachedMs);
+  result["unchanged re-run / first check, wall ratio"] = Number((cachedMs / sandboxMs).toFixed(4));
 
   t = performance.now();
   const cpy = await mapLimit(tasks, 2, runCpython);
