@@ -129,14 +129,14 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   }
 
   const testsHashes = new WeakMap<PythonFunctionTask, string>();
-  /** Everything a verdict depends on: the task's code and tests, the answer, the limits and the harness. */
+  /** Everything a verdict depends on: the task's code and tests, the answer, the limits, the harness and the runtime. */
   function verdictKey(task: PythonFunctionTask, answer: string): string {
     let tests = testsHashes.get(task);
     if (tests === undefined) {
       tests = createHash("sha256").update(JSON.stringify({ code: task.canonicalSolution, entry: task.entryPoint, tests: task.tests })).digest("hex");
       testsHashes.set(task, tests);
     }
-    const rules = { f: VERDICT_FORMAT, harness: HARNESS_HASH, memoryMb, taskCapMs, min: options.minTimeLimitMs ?? MIN_TIME_LIMIT_MS };
+    const rules = { f: VERDICT_FORMAT, harness: HARNESS_HASH, runtime: pool.runtime, memoryMb, taskCapMs, min: options.minTimeLimitMs ?? MIN_TIME_LIMIT_MS };
     return createHash("sha256").update(JSON.stringify({ rules, tests, answer })).digest("hex");
   }
 

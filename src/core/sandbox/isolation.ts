@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { SkillFollowingError } from "../errors.js";
 
@@ -57,4 +57,18 @@ export function probeIsolation(files: SandboxFiles): Isolation {
     }
   }
   return "worker-fallback";
+}
+
+/** What the Python runtime is (Pyodide's version, CPython's, the ABI): part of every cached verdict's key. */
+export function runtimeFingerprint(files: SandboxFiles): string {
+  const read = (f: string): unknown => {
+    try {
+      return JSON.parse(readFileSync(path.join(files.pyodideDir, f), "utf8")) as unknown;
+    } catch {
+      return null;
+    }
+  };
+  const lock = read("pyodide-lock.json") as { info?: unknown } | null;
+  const pkg = read("package.json") as { version?: unknown } | null;
+  return JSON.stringify({ pyodide: pkg?.version ?? null, info: lock?.info ?? null });
 }

@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { CancelledError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import { locateSandboxFiles, probeIsolation, type Isolation, type SandboxFiles } from "./isolation.js";
+import { locateSandboxFiles, probeIsolation, runtimeFingerprint, type Isolation, type SandboxFiles } from "./isolation.js";
 import { WorkerMessageSchema, type HostMessage, type Job, type JobResult, type WorkerConfig, type WorkerMessage } from "./protocol.js";
 
 export type { Isolation } from "./isolation.js";
@@ -179,6 +179,8 @@ export class SandboxPool {
   readonly graceMs: number;
   readonly rssLimitBytes: number;
   readonly isolation: Isolation;
+  /** The shipped Python runtime's versions (Pyodide, CPython, ABI), for cache keys. */
+  readonly runtime: string;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private readonly size: number;
@@ -197,6 +199,7 @@ export class SandboxPool {
     this.rssLimitBytes = options.rssLimitBytes ?? 3.5 * 1024 ** 3;
     this.size = Math.max(1, options.poolSize ?? 2);
     this.isolation = isolation;
+    this.runtime = runtimeFingerprint(files);
     this.config = { pyodideDir: files.pyodideDir, memoryMb: options.memoryMb ?? 512, outputCapBytes: options.outputCapBytes ?? 8 * 1024 * 1024 };
   }
 

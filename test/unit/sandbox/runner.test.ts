@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 import { CancelledError } from "../../../src/core/errors.js";
 import type { Logger } from "../../../src/core/logger.js";
@@ -78,4 +80,17 @@ test("a missing build is a clear error naming the fix", () => {
     assert.match(e.options?.hint ?? "", /npm run build/);
     return true;
   });
+});
+
+test("the pool names its Python runtime (Pyodide and CPython versions), which keys the verdict cache", async () => {
+  const pool = SandboxPool.create({ distDir: await sandboxDist(), poolSize: 1 });
+  try {
+    const runtime = JSON.parse(pool.runtime) as { pyodide: string; info: { python: string } };
+    const shipped = JSON.parse(readFileSync(path.join(__dirname, "../../../node_modules/pyodide/package.json"), "utf8")) as { version: string };
+    assert.equal(runtime.pyodide, shipped.version);
+    const r = await pool.run({ mode: "exec", code: "import sys\nprint('%d.%d.%d' % sys.version_info[:3])", capMs: 5000 });
+    assert.equal(r.result.status === "exec" ? r.result.stdout.trim() : r.result.status, runtime.info.python);
+  } finally {
+    await pool.finish();
+  }
 });
