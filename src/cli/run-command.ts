@@ -115,7 +115,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       resume: values.resume ?? false,
       stopWhen,
       ...(values["shuffle-seed"] !== undefined ? { shuffleSeed: intOption(values["shuffle-seed"], "--shuffle-seed", 0) } : {}),
-      isolation: { isolation: grader.prepare(limit !== undefined ? taskSet.tasks.slice(0, limit) : taskSet.tasks) },
+      isolation: grader.prepare(limit !== undefined ? taskSet.tasks.slice(0, limit) : taskSet.tasks),
       logger,
       signal,
       onProgress: (p) => {

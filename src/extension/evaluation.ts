@@ -104,7 +104,7 @@ export class EvaluationRunner implements vscode.Disposable {
               runFile: request.runFile,
               resume: request.resume,
               alpha: c.alpha,
-              isolation: { isolation: grader.prepare(c.taskLimit !== undefined ? request.taskSet.tasks.slice(0, c.taskLimit) : request.taskSet.tasks) },
+              isolation: grader.prepare(c.taskLimit !== undefined ? request.taskSet.tasks.slice(0, c.taskLimit) : request.taskSet.tasks),
               logger: this.logger,
               signal: controller.signal,
               onProgress: (p) => {

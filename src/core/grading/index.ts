@@ -19,6 +19,12 @@ export interface CreateGraderOptions {
 
 export type Isolation = "process-permission" | "worker-fallback" | "none";
 
+/** What the run header records about the sandbox. */
+export interface SandboxInfo {
+  isolation: Isolation;
+  detail?: string;
+}
+
 /**
  * The grader the engine uses: python-function tasks go to the sandboxed Python grader (started lazily, so a math-only
  * evaluation never spawns a sandbox), math-answer tasks to the math grader.
@@ -30,7 +36,7 @@ export interface EngineGrader extends Grader {
    * Starts whatever the tasks need (the sandbox for python tasks) and returns the isolation they will run under,
    * so the run header records it before the first task runs.
    */
-  prepare(tasks: readonly Task[]): Isolation;
+  prepare(tasks: readonly Task[]): SandboxInfo;
 }
 
 export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
@@ -48,8 +54,14 @@ export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
     get isolation(): Isolation {
       return python ? python.isolation : "none";
     },
-    prepare(tasks: readonly Task[]): Isolation {
-      return tasks.some((t) => t.kind === "python-function") ? getPython().isolation : "none";
+    prepare(tasks: readonly Task[]): SandboxInfo {
+      if (!tasks.some((t) => t.kind === "python-function")) return { isolation: "none" };
+      const py = getPython();
+      if (py.isolation !== "process-permission") return { isolation: py.isolation, detail: "worker thread: accident-proof, not attack-proof" };
+      return {
+        isolation: py.isolation,
+        detail: py.network === "namespace" ? "no network (own network namespace)" : "network not isolated (no network namespace on this system)",
+      };
     },
     grade(task: Task, answer: string | null, gradeOptions?: GradeOptions): Promise<Verdict> {
       return task.kind === "python-function" ? getPython().grade(task, answer, gradeOptions) : math.grade(task, answer, gradeOptions);

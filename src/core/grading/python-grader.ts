@@ -63,6 +63,8 @@ function isTransient(r: JobResult): boolean {
 
 export type PythonGrader = Grader & {
   readonly isolation: Isolation;
+  /** Whether the sandbox processes have any network ("namespace": none at all). */
+  readonly network: "namespace" | "host";
   /** Resolves when the sandbox workers are loaded; returns the slowest cold start (ms). */
   ready(): Promise<number>;
   /** Expected outputs of a task (computed once, then cached in memory and in cacheDir). */
@@ -267,6 +269,9 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   return {
     get isolation() {
       return pool.isolation;
+    },
+    get network() {
+      return pool.network;
     },
     ready: () => pool.ready(),
     expected: (task) => expected(task),

@@ -43,7 +43,7 @@ function evaluationHtml(e: Evaluation): string {
     .join("\n");
   const facts = [
     `${e.tasks.complete} of ${e.tasks.planned} tasks complete${e.tasks.incomplete ? `, ${e.tasks.incomplete} incomplete (left out)` : ""}`,
-    `sandbox isolation: ${e.sandbox.isolation}`,
+    `sandbox isolation: ${e.sandbox.isolation}${e.sandbox.detail ? ` (${e.sandbox.detail})` : ""}`,
     `α = ${e.alpha}, decision p: ${e.decisionP}`,
     `aggregate retrieval lift ${signed(e.lift)} (not causal)${e.metrics.selectionTerm === null ? "" : `, selection term ${signed(e.metrics.selectionTerm)}`}`,
     `noise floor ${pct(e.noise.floor)} (${e.noise.floorSource}); discordance on retrieved tasks ${pct(e.noise.observedDiscordanceRetrieved)}`,

@@ -8,7 +8,7 @@ function evaluationMarkdown(e: Evaluation): string {
   const out: string[] = [];
   out.push(`### Skill Following — ${md(title(e))}`);
   out.push("");
-  out.push(`${e.tasks.complete} of ${e.tasks.planned} tasks complete${e.tasks.incomplete ? ` (${e.tasks.incomplete} incomplete, left out)` : ""} · sandbox: ${md(e.sandbox.isolation)} · α = ${e.alpha} · decision p: ${e.decisionP}`);
+  out.push(`${e.tasks.complete} of ${e.tasks.planned} tasks complete${e.tasks.incomplete ? ` (${e.tasks.incomplete} incomplete, left out)` : ""} · sandbox: ${md(e.sandbox.isolation)}${e.sandbox.detail ? ` (${md(e.sandbox.detail)})` : ""} · α = ${e.alpha} · decision p: ${e.decisionP}`);
   out.push("");
   out.push(`| subset | n | rescued | harmed | effect | ${Math.round((1 - e.alpha) * 100)}% CI (Tango) | p (mid) | verdict |`);
   out.push("|---|---:|---:|---:|---:|---|---:|---|");

@@ -21,7 +21,7 @@ function evaluationText(e: Evaluation): string {
   const out: string[] = [];
   out.push(`Skill Following — ${safe(title(e))}`);
   out.push(
-    `tasks: ${e.tasks.planned} planned, ${e.tasks.complete} complete, ${e.tasks.incomplete} incomplete · sandbox: ${e.sandbox.isolation} · alpha ${e.alpha} · decision p: ${e.decisionP}`,
+    `tasks: ${e.tasks.planned} planned, ${e.tasks.complete} complete, ${e.tasks.incomplete} incomplete · sandbox: ${e.sandbox.isolation}${e.sandbox.detail ? ` (${e.sandbox.detail})` : ""} · alpha ${e.alpha} · decision p: ${e.decisionP}`,
   );
   out.push(`tables: ${e.definitions.tables}`);
   out.push(`retrieved: ${e.definitions.retrieved}`);

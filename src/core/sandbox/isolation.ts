@@ -13,6 +13,8 @@ export interface SandboxFiles {
   pyodideDir: string;
   /** Node flags for the child: the permission flag and the read allow-list (nothing else is granted). */
   permissionArgs: string[];
+  /** Command prefix that puts the child in a network namespace without network (Linux, where allowed), else []. */
+  networkPrefix: string[];
 }
 
 const RUNTIME_FILES = ["pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
@@ -38,7 +40,7 @@ export function locateSandboxFiles(distDir?: string): SandboxFiles {
       action: "showLog",
     });
   }
-  return { distDir: dist, workerFile, pyodideDir, permissionArgs: [] };
+  return { distDir: dist, workerFile, pyodideDir, permissionArgs: [], networkPrefix: [] };
 }
 
 /**
@@ -46,6 +48,29 @@ export function locateSandboxFiles(distDir?: string): SandboxFiles {
  * on 20) and checks it is enforced, not just accepted: a probe child allowed to read only the Pyodide folder
  * must get ERR_ACCESS_DENIED reading the node binary. Fills `files.permissionArgs` on success.
  */
+/**
+ * Linux: the command prefix that starts a worker in a network namespace of its own (no interface but a loopback
+ * that is down), or undefined where this kernel or container does not allow one. Checked, not assumed: the probe
+ * child must get ENETUNREACH connecting to 127.0.0.1. Unprivileged users need user namespaces (`--user
+ * --map-root-user`); root in a container without them may still have `--net` alone. Probed once per process.
+ */
+let networkPrefix: string[] | null | undefined;
+export function probeNetworkIsolation(): string[] | undefined {
+  if (networkPrefix !== undefined) return networkPrefix ?? undefined;
+  networkPrefix = null;
+  const unshare = process.platform === "linux" && existsSync("/usr/bin/unshare") ? "/usr/bin/unshare" : undefined;
+  if (!unshare) return undefined;
+  const probe = `const s = require("net").connect(9, "127.0.0.1"); s.on("connect", () => process.exit(3)); s.on("error", (e) => process.exit(e.code === "ENETUNREACH" ? 0 : 4)); setTimeout(() => process.exit(5), 5000);`;
+  for (const flags of [["--user", "--map-root-user", "--net"], ["--net"]]) {
+    const r = spawnSync(unshare, [...flags, "--", process.execPath, "-e", probe], { env: { ELECTRON_RUN_AS_NODE: "1" }, timeout: 15000, stdio: "ignore" });
+    if (r.status === 0) {
+      networkPrefix = [unshare, ...flags, "--"];
+      return networkPrefix;
+    }
+  }
+  return undefined;
+}
+
 export function probeIsolation(files: SandboxFiles): Isolation {
   const probe = `try { require("fs").readFileSync(${JSON.stringify(process.execPath)}); process.exit(3) } catch (e) { process.exit(e && e.code === "ERR_ACCESS_DENIED" ? 0 : 4) }`;
   for (const flag of ["--permission", "--experimental-permission"]) {

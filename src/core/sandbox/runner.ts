@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { CancelledError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import { locateSandboxFiles, probeIsolation, runtimeFingerprint, type Isolation, type SandboxFiles } from "./isolation.js";
+import { locateSandboxFiles, probeIsolation, probeNetworkIsolation, runtimeFingerprint, type Isolation, type SandboxFiles } from "./isolation.js";
 import { WorkerMessageSchema, type HostMessage, type Job, type JobResult, type WorkerConfig, type WorkerMessage } from "./protocol.js";
 
 export type { Isolation } from "./isolation.js";
@@ -84,7 +84,11 @@ class Slot {
       const args = [...this.files.permissionArgs, this.files.workerFile, JSON.stringify(this.config)];
       // Under setpriv the kernel SIGKILLs the worker when its host dies, even a host killed with SIGKILL while the
       // worker's only thread is stuck in C code (where neither the interrupt buffer nor stdin 'end' can reach it).
-      const [command, argv] = SETPRIV ? [SETPRIV, ["--pdeathsig", "KILL", "--", process.execPath, ...args]] : [process.execPath, args];
+      // Under unshare (probed), the worker has no network: not even loopback, which the permission model cannot deny.
+      // unshare and setpriv each exec the next program, so the child's pid is the worker's.
+      const node = [process.execPath, ...args];
+      const full = [...this.files.networkPrefix, ...(SETPRIV ? [SETPRIV, "--pdeathsig", "KILL", "--", ...node] : node)];
+      const [command, argv] = [full[0]!, full.slice(1)];
       const child = spawn(command, argv, {
         // Empty environment: nothing of the user's (keys, tokens, paths) reaches the sandbox.
         env: { ELECTRON_RUN_AS_NODE: "1" },
@@ -181,6 +185,8 @@ export class SandboxPool {
   readonly isolation: Isolation;
   /** The shipped Python runtime's versions (Pyodide, CPython, ABI), for cache keys. */
   readonly runtime: string;
+  /** "namespace": workers have no network at all (Linux network namespace); "host": they share the host's. */
+  readonly network: "namespace" | "host";
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private readonly size: number;
@@ -200,6 +206,7 @@ export class SandboxPool {
     this.size = Math.max(1, options.poolSize ?? 2);
     this.isolation = isolation;
     this.runtime = runtimeFingerprint(files);
+    this.network = isolation === "process-permission" && files.networkPrefix.length > 0 ? "namespace" : "host";
     this.config = { pyodideDir: files.pyodideDir, memoryMb: options.memoryMb ?? 512, outputCapBytes: options.outputCapBytes ?? 8 * 1024 * 1024 };
   }
 
@@ -208,6 +215,7 @@ export class SandboxPool {
     const files = locateSandboxFiles(options.distDir);
     const logger = options.logger ?? silentLogger;
     const isolation = options.forceFallback ? "worker-fallback" : probeIsolation(files);
+    if (isolation === "process-permission") files.networkPrefix = probeNetworkIsolation() ?? [];
     if (isolation === "worker-fallback") {
       logger.warn(
         "SANDBOX FALLBACK: Node's permission model is unavailable here, so generated code runs in a worker thread " +
@@ -215,6 +223,9 @@ export class SandboxPool {
       );
     } else {
       logger.info(`sandbox: isolated child processes (${files.permissionArgs[0]}), read-only access to ${files.pyodideDir}`);
+      if (files.networkPrefix.length === 0) {
+        logger.warn("sandbox: no network namespace here (Linux with unshare only), so code that escapes through Pyodide's FFI could open TCP connections (Python sockets still fail).");
+      }
     }
     const pool = new SandboxPool(files, isolation, options);
     for (let i = 0; i < pool.size; i++) pool.slots.push(new Slot(pool, files, pool.config));

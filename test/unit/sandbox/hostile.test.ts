@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import os from "node:os";
@@ -111,6 +112,21 @@ for (const c of cases) {
     assert.equal(honest.pass, true, honest.reason);
   });
 }
+
+/** Whether this system lets an unprivileged child have a network namespace of its own (what the pool probes). */
+const netnsPossible = process.platform === "linux" && existsSync("/usr/bin/unshare") && [["--user", "--map-root-user", "--net"], ["--net"]].some((f) => spawnSync("/usr/bin/unshare", [...f, "--", "true"]).status === 0);
+
+test("hostile: a TCP connection opened through the FFI (net.connect) goes nowhere: the worker has no network", { skip: netnsPossible ? false : "no network namespaces on this system (documented gap: escaped code can reach loopback)" }, async () => {
+  assert.equal(grader.network, "namespace");
+  const before = connections;
+  const js = `const net = process.getBuiltinModule ? process.getBuiltinModule('net') : process.mainModule.require('net'); const s = net.connect(${port}, '127.0.0.1'); s.on('error', () => {}); return 'sent'`;
+  const verdict = await grader.grade(task, ffi(js));
+  assert.match(verdict.reason, /got 'sent'/, "the escape itself worked: only the namespace stops the connection");
+  // The connect runs on the worker's event loop after the job; give it time, with another job in between.
+  assert.equal((await grader.grade(task, "def add(a, b):\n    return a + b\n")).pass, true);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(connections, before);
+});
 
 test("hostile: nothing reached the loopback server and the host files are intact", () => {
   assert.equal(connections, 0);
