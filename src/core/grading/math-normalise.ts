@@ -1,10 +1,12 @@
+import { closedFormsEqual } from "./math-closed-form.js";
 import { evaluateRational, rationalsEqual } from "./math-rational.js";
 
 /**
  * Answer normalisation and equivalence for math-answer tasks (GSM8K, MATH-500). Two answers are equal when
  * their normalised strings match, or both evaluate to the same exact rational, or (for tuples, intervals,
- * sets, lists and matrices) element by element. Symbolic forms (π, √, variables) are compared as
- * normalised strings, never evaluated: `\frac{\pi}{2}` equals `\pi/2`, but `\sqrt{8}` does not equal `2\sqrt{2}`.
+ * sets, lists and matrices) element by element. Constants with roots and π are compared by value
+ * (math-closed-form.ts: `\sqrt{8}` equals `2\sqrt{2}`, `\frac{5}{\sqrt{2}}` equals `\frac{5\sqrt{2}}{2}`), but never
+ * against a decimal approximation; anything with variables is compared as a normalised string.
  *
  * Deliberate choices: no rounding tolerance (`0.333` is not `\frac{1}{3}`); `50\%` equals `50`, not `0.5`;
  * degrees are dropped (`30^\circ` = `30`); a bare comma list and `\{…\}` are unordered, `(…)` and `[…)` are
@@ -184,10 +186,13 @@ function atomsEqual(a: string, b: string): boolean {
   const x = evaluateRational(a);
   const y = evaluateRational(b);
   if (x && y) return rationalsEqual(x, y);
-  // One side a plain number and the other not: no string rule below could make them equal honestly.
-  if (x || y) return false;
-  if (slashForm(a) === slashForm(b)) return true;
-  return /^[A-Za-z ]+$/.test(a) && a.toLowerCase() === b.toLowerCase();
+  // One side a plain number and the other not: no string rule could make them equal honestly; only the value of a
+  // closed form can (`\sqrt[3]{27}` is 3).
+  if (!x && !y) {
+    if (slashForm(a) === slashForm(b)) return true;
+    if (/^[A-Za-z ]+$/.test(a) && a.toLowerCase() === b.toLowerCase()) return true;
+  }
+  return closedFormsEqual(a, b);
 }
 
 /** Order-free comparison for sets and bare lists of solutions (`3, 5, 7` = `7, 5, 3`). */
