@@ -12,6 +12,15 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly" } },
   },
   {
+    // The language-model fixture extension is plain CommonJS, loaded as is by VS Code's extension host.
+    files: ["test/integration/lm-provider/**/*.js"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", exports: "writable", process: "readonly", fetch: "readonly", AbortController: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },

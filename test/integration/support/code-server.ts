@@ -6,7 +6,7 @@
  * Recipe and measurements: docs/platform-notes.md part D2.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -56,6 +56,10 @@ export interface CodeServerOptions {
   logFile: string;
   /** Keep VS Code's workspace trust on (default off: the tiers that evaluate run in a trusted workspace). */
   workspaceTrust?: boolean;
+  /** Extension ids allowed their `enabledApiProposals` (test fixtures only, e.g. a language model provider). */
+  enableProposedApi?: string[];
+  /** Extension folders to install into this session before it starts (test fixtures), as `<publisher>.<name>-<version>`. */
+  installExtensions?: string[];
 }
 
 async function waitHealthy(origin: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -80,6 +84,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   const extensionsDir = path.join(options.sessionDir, "extensions");
   // The extension scan fails silently (and the dev extension is missing) when this folder does not exist.
   mkdirSync(extensionsDir, { recursive: true });
+  for (const dir of options.installExtensions ?? []) {
+    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { publisher: string; name: string; version: string };
+    cpSync(dir, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+  }
   mkdirSync(path.join(userDataDir, "User"), { recursive: true });
   writeFileSync(
     path.join(userDataDir, "User", "settings.json"),
@@ -112,6 +120,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       "--disable-telemetry",
       "--disable-update-check",
       ...(options.workspaceTrust ? [] : ["--disable-workspace-trust"]),
+      ...(options.enableProposedApi ?? []).flatMap((id) => ["--enable-proposed-api", id]),
       "--disable-getting-started-override",
     ],
     { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } },

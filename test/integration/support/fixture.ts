@@ -111,6 +111,11 @@ function plans(): Record<string, TaskPlan> {
   return out;
 }
 
+/** The fixture's model script (every task's plan), for another server, e.g. behind a VS Code language model. */
+export function fixtureScript() {
+  return taskPlanScript(bySubstring(plans()));
+}
+
 export interface Fixture {
   dir: string;
   skillFile: string;
