@@ -13,7 +13,7 @@ export default tseslint.config(
   },
   {
     // The language-model fixture extension is plain CommonJS, loaded as is by VS Code's extension host.
-    files: ["test/integration/lm-provider/**/*.js"],
+    files: ["test/integration/lm-provider/**/*.js", "test/integration/probe/**/*.js"],
     languageOptions: {
       sourceType: "commonjs",
       globals: { require: "readonly", exports: "writable", process: "readonly", fetch: "readonly", AbortController: "readonly" },

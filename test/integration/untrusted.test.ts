@@ -5,7 +5,7 @@
  * mode, so this exercises the extension's own guard: no command starts an evaluation there.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -85,5 +85,80 @@ describe("extension in an untrusted workspace (restricted mode)", { skip: skip ?
   it("sends nothing to the endpoint the workspace settings name and writes no run file", () => {
     assert.equal(facts.calls, 0);
     assert.equal(facts.runsDirExists, false);
+  });
+});
+
+/** The extension as a user installs it: the files of the .vsix (the allow-list in .vscodeignore), nothing else. */
+function installableCopy(dest: string): string {
+  const files = ["package.json", "README.md", "LICENSE", "dist/extension.js", "dist/sandbox-worker.js", "dist/cli.js"];
+  for (const f of files) if (existsSync(path.join(REPO_ROOT, f))) cpSync(path.join(REPO_ROOT, f), path.join(dest, f));
+  for (const f of readdirSync(path.join(REPO_ROOT, "dist", "webview")).filter((n) => n.endsWith(".js"))) cpSync(path.join(REPO_ROOT, "dist", "webview", f), path.join(dest, "dist", "webview", f));
+  cpSync(path.join(REPO_ROOT, "dist", "pyodide"), path.join(dest, "dist", "pyodide"), { recursive: true });
+  cpSync(path.join(REPO_ROOT, "media"), path.join(dest, "media"), { recursive: true });
+  return dest;
+}
+
+describe("an installed copy of the extension (not under development) and workspace trust", { skip: skip ?? false, timeout: 180_000 }, () => {
+  let root: string;
+  let fixture: Fixture;
+  const servers: CodeServer[] = [];
+  const facts: Record<"trusted" | "untrusted", Facts> = { trusted: {}, untrusted: {} };
+
+  before(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), "sf-installed-"));
+    const workspace = path.join(root, "ws");
+    fixture = await createFixture(workspace);
+    const installed = installableCopy(path.join(root, "skill-following"));
+    // Both sessions at once: one trusts the folder (the control: the installed copy works), one does not.
+    await Promise.all(
+      (["trusted", "untrusted"] as const).map(async (kind) => {
+        const resultsFile = path.join(root, `${kind}.json`);
+        const testsModule = path.join(root, "host", `installed-${kind}.js`);
+        await esbuild.build({
+          entryPoints: [path.join(__dirname, "host", "installed.ts")],
+          bundle: true,
+          platform: "node",
+          format: "cjs",
+          target: "node20",
+          external: ["vscode"],
+          outfile: testsModule,
+          logLevel: "warning",
+          define: { __SF_HOST_CONFIG__: JSON.stringify(JSON.stringify({ resultsFile, skillFile: fixture.skillFile, taskSetFile: fixture.taskSetFile })) },
+        });
+        const server = await startCodeServer({
+          sessionDir: path.join(root, `session-${kind}`),
+          logFile: path.join(REPO_ROOT, "test-results", `installed-${kind}-code-server.log`),
+          workspaceTrust: kind === "untrusted",
+          installExtensions: [installed],
+          settings: { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.banner": "never" },
+        });
+        servers.push(server);
+        facts[kind] = (await runInExtensionHost({ server, workspace, testsModule, resultsFile, timeoutMs: 120_000, developmentPath: path.join(__dirname, "probe") })) as Facts;
+      }),
+    );
+  });
+
+  after(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+    await fixture?.close();
+    if (root && !process.env.SF_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("in a trusted folder the installed copy activates and registers its commands (the control)", () => {
+    const t = facts.trusted;
+    assert.equal(t.error, null, t.error);
+    assert.equal(t.isTrusted, true);
+    assert.equal(t.active, true, t.activateError);
+    assert.ok(t.commands.includes("skillFollowing.evaluateSkill"));
+  });
+
+  it("in an untrusted folder VS Code keeps it off (untrustedWorkspaces.supported: false): no command, no evaluation", () => {
+    const u = facts.untrusted;
+    assert.equal(u.error, null, u.error);
+    assert.equal(u.isTrusted, false);
+    assert.equal(u.active, false);
+    assert.deepEqual(u.commands, []);
+    assert.match(u.evaluate.error ?? "", /command 'skillFollowing\.evaluateSkill' not found/);
+    assert.equal(fixture.server.calls, 0);
   });
 });

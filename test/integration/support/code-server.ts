@@ -195,11 +195,13 @@ export async function runInExtensionHost(options: {
   testsModule: string;
   resultsFile: string;
   timeoutMs: number;
+  /** The extension under development that hosts the test module (default: ours, EXTENSION_DIR). */
+  developmentPath?: string;
 }): Promise<unknown> {
   const browser = await launchBrowser();
   try {
     const url = options.server.url(options.workspace, [
-      ["extensionDevelopmentPath", remoteUri(options.server, EXTENSION_DIR)],
+      ["extensionDevelopmentPath", remoteUri(options.server, options.developmentPath ?? EXTENSION_DIR)],
       ["extensionTestsPath", remoteUri(options.server, options.testsModule)],
     ]);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
