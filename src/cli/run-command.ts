@@ -16,7 +16,7 @@ import { defaultCacheDir, defaultRunFile, taskSetCacheDir } from "./paths.js";
 
 export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>... --tasks <file|${TASK_SET_CATALOG.map((e) => e.name).join("|")}> --model <name>
     [--base-url <url>] [--mode catalog|search] [--samples <k>] [--temperature <t>] [--seed <n>] [--max-tokens <n>]
-    [--concurrency <n>] [--limit <n>] [--rae-only] [--out <run.jsonl>] [--resume] [--max-turns <n>]
+    [--concurrency <n>] [--limit <n>] [--rae-only [--rae-only-control <q>]] [--out <run.jsonl>] [--resume] [--max-turns <n>]
     [--stop-when never|decided] [--shuffle-seed <n>] [--top-k <n>] [--search-threshold <x>]
     [--cache-dir <dir>] [--no-cache] [--timeout <seconds>] [--quiet] [--verbose]
 The API key comes from OPENAI_API_KEY (never a flag). The base URL from --base-url or OPENAI_BASE_URL.`;
@@ -34,6 +34,7 @@ const options = {
   concurrency: { type: "string" },
   limit: { type: "string" },
   "rae-only": { type: "boolean" },
+  "rae-only-control": { type: "string" },
   out: { type: "string" },
   resume: { type: "boolean" },
   "max-turns": { type: "string" },
@@ -68,6 +69,9 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const timeoutS = numberOption(values.timeout, "--timeout", 1, 3600) ?? 120;
   const topK = intOption(values["top-k"], "--top-k", 1) ?? 3;
   const threshold = numberOption(values["search-threshold"], "--search-threshold", 0, 1e9) ?? 0;
+  const controlQ = numberOption(values["rae-only-control"], "--rae-only-control", 0, 1);
+  if (controlQ !== undefined && !values["rae-only"]) throw new InputError("--rae-only-control <q> needs --rae-only (it adds a control sample to that design)");
+  if (controlQ === 0) throw new InputError("--rae-only-control must be above 0 (leave it out for no control sample)");
 
   for (const p of skillPaths) if (!existsSync(p)) throw new InputError(`--skills ${p}: no such file or folder`);
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));
@@ -115,6 +119,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       resume: values.resume ?? false,
       stopWhen,
       ...(values["shuffle-seed"] !== undefined ? { shuffleSeed: intOption(values["shuffle-seed"], "--shuffle-seed", 0) } : {}),
+      ...(controlQ !== undefined ? { control: { q: controlQ, ...(values["shuffle-seed"] !== undefined ? { seed: intOption(values["shuffle-seed"], "--shuffle-seed", 0) } : {}) } } : {}),
       isolation: grader.prepare(limit !== undefined ? taskSet.tasks.slice(0, limit) : taskSet.tasks),
       logger,
       signal,

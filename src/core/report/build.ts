@@ -16,6 +16,7 @@ import {
   aaNoiseFloor, emptyCounts, addOutcome, paradoxExplanation, raeOnlySavings, repeatedSamples, retrievalMetrics,
   SequentialMonitor, type PairedCounts,
 } from "../stats/index.js";
+import { inControlSample } from "../runs/plan.js";
 import type { RunHeader, RunRecord, SkillRef, StopRecord } from "../runs/types.js";
 import { REPORT_VERSION, type Evaluation, type Report, type Repeated, type SkillResult, type TaskRow } from "./schema.js";
 import { adjustSkills, perSkillLift, toTable, type LiftUnit } from "./tables.js";
@@ -60,6 +61,8 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
   const last = headers[headers.length - 1]!;
   const samples = Math.max(...headers.map((h) => h.params.samples));
   const design = headers.every((h) => h.design === "paired") ? "paired" : "rae-only";
+  // RAE-only with a control sample (stats-spec §8): its non-retrieved pairs estimate NRAE and test A0.
+  const control = design === "rae-only" ? last.control : undefined;
 
   // Merge records: later runs (and later lines) win per key.
   const byKey = new Map<string, RunRecord>();
@@ -108,7 +111,8 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
       if (e0.verdict.pass) bucket.pass++;
       if (design === "rae-only") liftPopulation.push({ pass: e0.verdict.pass, keys: new Set(refs.map(skillKey)) });
     }
-    const needsDisabled = design === "paired" || isRetrieved;
+    const sampled = inControlSample(id, control);
+    const needsDisabled = design === "paired" || isRetrieved || sampled;
     if (!e0 || (needsDisabled && !d0)) {
       incompleteIds.push(id);
       continue;
@@ -123,6 +127,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
       addOutcome(overall, outcome);
       addOutcome(isRetrieved ? retrieved : notRetrieved, outcome);
     } else if (isRetrieved) addOutcome(retrieved, outcome);
+    else if (sampled) addOutcome(notRetrieved, outcome);
     if (isRetrieved) {
       for (const ref of refs) {
         let s = skillCounts.get(skillKey(ref));
@@ -181,6 +186,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
 
   const paired = design === "paired";
   const m = retrievalMetrics(retrieved, paired ? notRetrieved : emptyCounts());
+  const notRetrievedTable = paired || control ? toTable(notRetrieved, alpha, exact) : null;
   const enabledLift =
     enabledOnly.retrieved.n > 0 && enabledOnly.notRetrieved.n > 0
       ? (enabledOnly.retrieved.pass * enabledOnly.notRetrieved.n - enabledOnly.notRetrieved.pass * enabledOnly.retrieved.n) /
@@ -193,7 +199,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
   const metrics = {
     OAE: paired ? m.OAE : null,
     RAE: m.RAE,
-    NRAE: paired ? m.NRAE : null,
+    NRAE: paired ? m.NRAE : control ? notRetrievedTable!.effect : null,
     retrievalRate,
     selectionTerm: paired ? m.selectionTerm : null,
     paradox,
@@ -203,14 +209,15 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
 
   const repeated = samples > 1 ? repeatedBlock(repeatedRows, paired, alpha) : null;
   const retrievedTable = toTable(retrieved, alpha, exact);
-  const notRetrievedTable = paired ? toTable(notRetrieved, alpha, exact) : null;
   const noise =
     samples > 1
       ? { floor: repeated?.aaFloor ?? null, floorSource: "probability that two disabled runs of a task disagree, from k ≥ 2 disabled samples" }
-      : paired
+      : notRetrievedTable
         ? {
-            floor: notRetrievedTable!.n === 0 ? null : (notRetrievedTable!.rescued + notRetrievedTable!.harmed) / notRetrievedTable!.n,
-            floorSource: "discordance on non-retrieved tasks, assuming A0 (an enabled run that retrieves nothing behaves like a disabled run)",
+            floor: notRetrievedTable.n === 0 ? null : (notRetrievedTable.rescued + notRetrievedTable.harmed) / notRetrievedTable.n,
+            floorSource: paired
+              ? "discordance on non-retrieved tasks, assuming A0 (an enabled run that retrieves nothing behaves like a disabled run)"
+              : "discordance on the control sample's non-retrieved tasks, assuming A0 (an enabled run that retrieves nothing behaves like a disabled run)",
           }
         : { floor: null, floorSource: "not estimable in the RAE-only design with one sample: no disabled runs on non-retrieved tasks" };
 
@@ -248,7 +255,11 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
         (samples > 1
           ? `Tables pair sample 0 of each condition (a valid single-run paired design); with ${samples} samples the headline is the task-level paired t over all samples, never McNemar on run-level pairs.`
           : "Each task contributes one pair: its enabled run and its disabled run.") +
-        (paired ? "" : " RAE-only design: disabled runs exist only for retrieved tasks, so only the retrieved table (RAE) is estimable."),
+        (paired
+          ? ""
+          : control
+            ? ` RAE-only design with a control sample: disabled runs exist for retrieved tasks and for a seeded random ${Math.round(control.q * 1000) / 10}% of all tasks; the not-retrieved table holds only that sample's non-retrieved tasks, so NRAE is estimable and A0 testable, while OAE and the lift's decomposition are not.`
+            : " RAE-only design: disabled runs exist only for retrieved tasks, so only the retrieved table (RAE) is estimable."),
       retrieved:
         samples > 1
           ? `A task counts as retrieved when any of its enabled runs got back at least one skill (${modeWord}).`
@@ -261,7 +272,8 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
       modelCalls: allRecords.reduce((s, r) => s + r.modelCalls, 0),
       cachedCalls: allRecords.reduce((s, r) => s + r.cachedCalls, 0),
       fullDesignRuns,
-      raeOnlyExpectedSaving: retrievalRate === null ? null : raeOnlySavings(retrievalRate, samples, samples).savingFraction,
+      // §8: a control sample q also runs the disabled arm on q of the non-retrieved tasks.
+      raeOnlyExpectedSaving: retrievalRate === null ? null : raeOnlySavings(retrievalRate, samples, samples).savingFraction * (1 - (control?.q ?? 0)),
       actualSaving: paired || fullDesignRuns === 0 ? null : 1 - allRecords.length / fullDesignRuns,
     },
     stopping: stoppingBlock(headers, stops, pairedInOrder, alpha),

@@ -66,6 +66,10 @@ export function subsetRows(e: Evaluation): Array<{ label: string; table: Evaluat
   return [
     { label: "all tasks (OAE)", table: e.overall, ...(e.overall === null ? { note: "not estimable (RAE-only design)" } : {}) },
     { label: "retrieved (RAE)", table: e.retrieved },
-    { label: "not retrieved (NRAE)", table: e.notRetrieved, ...(e.notRetrieved === null ? { note: "not estimable (RAE-only design)" } : {}) },
+    {
+      label: e.design === "rae-only" && e.notRetrieved !== null ? "not retrieved, control sample (NRAE; A0 test)" : "not retrieved (NRAE)",
+      table: e.notRetrieved,
+      ...(e.notRetrieved === null ? { note: "not estimable (RAE-only design)" } : {}),
+    },
   ];
 }

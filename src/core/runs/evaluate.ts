@@ -51,6 +51,8 @@ export interface EvaluateOptions {
   /** `decided`: tasks in a seeded random order; stop once the sign of RAE is decided (anytime-valid). */
   stopWhen?: "never" | "decided";
   shuffleSeed?: number;
+  /** RAE-only design: also run the disabled condition on a seeded random fraction q of tasks (stats-spec §8). */
+  control?: { q: number; seed?: number };
   alpha?: number;
   isolation: RunHeader["sandbox"];
   logger?: Logger;
@@ -81,6 +83,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   if (options.concurrency < 1 || !Number.isInteger(options.concurrency)) throw new InputError(`--concurrency must be a positive integer (got ${options.concurrency})`);
   const stopWhen = options.stopWhen ?? "never";
   const search = options.mode === "search" ? (options.search ?? DEFAULT_SEARCH) : undefined;
+  if (options.control && options.design !== "rae-only") throw new InputError("a control sample (--rae-only-control) needs the RAE-only design (--rae-only)");
+  if (options.control && !(options.control.q > 0 && options.control.q <= 1)) throw new InputError(`--rae-only-control must be a fraction in (0, 1] (got ${options.control.q})`);
+  const control = options.control ? { q: options.control.q, seed: options.control.seed ?? 1 } : undefined;
 
   let tasks: Task[] = options.taskSet.tasks;
   const shuffleSeed = stopWhen === "decided" ? (options.shuffleSeed ?? 1) : undefined;
@@ -107,6 +112,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
     sandbox: options.isolation,
     stopWhen,
     ...(shuffleSeed !== undefined ? { shuffleSeed } : {}),
+    ...(control ? { control } : {}),
   };
 
   let existing: RunRecord[] = [];
@@ -134,7 +140,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   }
 
   const library = new SkillLibrary(options.skills, options.mode, search);
-  const planner = new Planner(tasks, options.samples, options.design, existing);
+  const planner = new Planner(tasks, options.samples, options.design, existing, effectiveHeader.control);
   const records: RunRecord[] = [...existing];
   const monitor = new StopMonitor(tasks.map((t) => t.id), options.design, options.alpha ?? 0.05);
   for (const r of existing) monitor.add(r);
@@ -286,6 +292,7 @@ function assertResumable(prior: RunHeader, now: RunHeader, file: string): void {
   if (prior.model.name !== now.model.name) diffs.push(`the model changed (${prior.model.name} → ${now.model.name})`);
   if (prior.mode !== now.mode) diffs.push(`the retrieval mode changed (${prior.mode} → ${now.mode})`);
   if (prior.design !== now.design) diffs.push(`the design changed (${prior.design} → ${now.design})`);
+  if (JSON.stringify(prior.control ?? null) !== JSON.stringify(now.control ?? null)) diffs.push("the control sample changed (--rae-only-control)");
   if (prior.params.samples !== now.params.samples) diffs.push(`--samples changed (${prior.params.samples} → ${now.params.samples})`);
   if (prior.params.temperature !== now.params.temperature) diffs.push("--temperature changed");
   if (prior.skillLibraryHash !== now.skillLibraryHash) diffs.push("the skill library changed");

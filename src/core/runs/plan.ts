@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mulberry32 } from "../stats/bootstrap.js";
 import type { Task } from "../tasks/schema.js";
 import { runKey, type Condition, type RunRecord } from "./types.js";
@@ -12,10 +13,24 @@ export interface Job {
 
 export type Design = "paired" | "rae-only";
 
+/** The RAE-only design's control sample: a fraction q of tasks, chosen by a seeded hash of the task id. */
+export interface ControlSample {
+  q: number;
+  seed: number;
+}
+
+/** Whether a task is in the control sample: sha256(seed:id) read as a uniform number in [0, 1), below q. */
+export function inControlSample(taskId: string, control: ControlSample | undefined): boolean {
+  if (!control) return false;
+  const u = Number.parseInt(createHash("sha256").update(`${control.seed}:${taskId}`).digest("hex").slice(0, 12), 16) / 2 ** 48;
+  return u < control.q;
+}
+
 /**
  * Decides which runs are needed. Full paired design: every task × sample in both conditions. RAE-only design:
  * every enabled run, and the disabled runs of a task only once its enabled runs show a retrieval
- * ("retrieved" = any enabled sample returned a skill; fixed in advance as stats-spec §8 asks).
+ * ("retrieved" = any enabled sample returned a skill; fixed in advance as stats-spec §8 asks). With a control
+ * sample, its tasks run both conditions from the start (they need the disabled runs either way).
  * Completed keys (from a resumed run file) are never planned again.
  */
 export class Planner {
@@ -29,7 +44,9 @@ export class Planner {
     readonly samples: number,
     readonly design: Design,
     existing: readonly RunRecord[],
+    readonly control?: ControlSample,
   ) {
+    if (design === "rae-only") for (const t of tasks) if (inControlSample(t.id, control)) this.unlocked.add(t.id);
     for (const r of existing) this.noteDone(r);
   }
 
@@ -38,7 +55,7 @@ export class Planner {
     const jobs: Job[] = [];
     for (const task of this.tasks) {
       for (let s = 0; s < this.samples; s++) this.push(jobs, task, "enabled", s);
-      if (this.design === "paired" || this.disabledUnlocked(task.id)) {
+      if (this.design === "paired" || this.unlocked.has(task.id)) {
         for (let s = 0; s < this.samples; s++) this.push(jobs, task, "disabled", s);
       }
     }
@@ -47,7 +64,7 @@ export class Planner {
 
   /** Records a finished run; returns the jobs it unlocks (RAE-only: the disabled runs of a retrieving task). */
   onFinished(record: RunRecord): Job[] {
-    const wasUnlocked = this.disabledUnlocked(record.taskId);
+    const wasUnlocked = this.unlocked.has(record.taskId);
     this.noteDone(record);
     if (this.design !== "rae-only" || record.condition !== "enabled" || wasUnlocked || !this.disabledUnlocked(record.taskId)) return [];
     const task = this.tasks.find((t) => t.id === record.taskId);

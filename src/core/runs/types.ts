@@ -44,6 +44,11 @@ export const RunHeaderSchema = z.object({
   sandbox: z.object({ isolation: z.enum(["process-permission", "worker-fallback", "none"]), detail: z.string().optional() }),
   stopWhen: z.enum(["never", "decided"]).default("never"),
   shuffleSeed: z.number().int().optional(),
+  /**
+   * RAE-only design: a random control sample (fraction q, chosen by a seeded hash of the task id, so fixed before
+   * any run) whose disabled runs are made whatever the enabled run does, so NRAE is estimable and A0 testable.
+   */
+  control: z.object({ q: z.number().gt(0).lte(1), seed: z.number().int() }).optional(),
 });
 export type RunHeader = z.infer<typeof RunHeaderSchema>;
 

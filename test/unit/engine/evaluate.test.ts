@@ -5,7 +5,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createGrader } from "../../../src/core/grading/index.js";
 import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
+import { buildReport } from "../../../src/core/report/build.js";
 import { evaluate, type EvaluateOptions } from "../../../src/core/runs/evaluate.js";
+import { inControlSample } from "../../../src/core/runs/plan.js";
 import { readRunFile } from "../../../src/core/runs/store.js";
 import type { TaskSet } from "../../../src/core/tasks/schema.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
@@ -90,6 +92,43 @@ describe("evaluate()", () => {
     const disabled = result.records.filter((r) => r.condition === "disabled").map((r) => r.taskId).sort();
     assert.deepEqual(disabled, Array.from({ length: 10 }, (_, i) => `q${i}`).sort());
     assert.equal(server.calls, 10 + 10 + 10 + 10);
+  });
+
+  it("RAE-only with a control sample: the sampled tasks run both conditions; NRAE comes from the sample's non-retrieved pairs", async () => {
+    server.reset();
+    const control = { q: 0.5, seed: 7 };
+    const sampled = taskSet.tasks.map((t) => t.id).filter((id) => inControlSample(id, control));
+    const sampledNotRetrieved = sampled.filter((id) => Number(id.slice(1)) >= 10);
+    assert.ok(sampledNotRetrieved.length >= 2 && sampledNotRetrieved.length <= 8, `a seed with a useful sample (${sampled.join(", ")})`);
+    const result = await evaluate(options({ design: "rae-only", control }));
+    assert.deepEqual(result.header.control, control);
+    const disabled = new Set(result.records.filter((r) => r.condition === "disabled").map((r) => r.taskId));
+    const retrievedIds = Array.from({ length: 10 }, (_, i) => `q${i}`);
+    assert.deepEqual([...disabled].sort(), [...new Set([...retrievedIds, ...sampled])].sort(), "every retrieved task plus the sample, nothing else");
+    assert.equal(result.records.length, 20 + disabled.size);
+    const report = buildReport([{ header: result.header, records: result.records, stops: [] }]);
+    const e = report.evaluations[0]!;
+    assert.equal(e.overall, null, "OAE stays not estimable");
+    assert.equal(e.retrieved.n, 10);
+    assert.equal(e.notRetrieved?.n, sampledNotRetrieved.length);
+    // q10 is the only non-retrieved task whose outcome flips (rescued); the rest pass both ways.
+    const rescued = sampledNotRetrieved.includes("q10") ? 1 : 0;
+    assert.equal(e.notRetrieved?.rescued, rescued);
+    assert.equal(e.metrics.NRAE, rescued / sampledNotRetrieved.length);
+    assert.match(e.definitions.tables, /control sample.*50%/);
+    assert.match(e.noise.floorSource, /control sample/);
+    // §8: expected saving (1 − r)·k₋/(k₊ + k₋)·(1 − q) with r = 0.5, k = 1.
+    assert.equal(e.costs.raeOnlyExpectedSaving, 0.5 * 0.5 * 0.5);
+  });
+
+  it("a control sample is fixed by the seed before any run, and needs the RAE-only design", async () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `task-${i}`);
+    const a = ids.filter((id) => inControlSample(id, { q: 0.2, seed: 1 }));
+    assert.deepEqual(a, ids.filter((id) => inControlSample(id, { q: 0.2, seed: 1 })), "deterministic");
+    assert.ok(Math.abs(a.length / ids.length - 0.2) < 0.03, `about q of the tasks (${a.length})`);
+    assert.notDeepEqual(a, ids.filter((id) => inControlSample(id, { q: 0.2, seed: 2 })), "another seed, another sample");
+    assert.ok(a.every((id) => inControlSample(id, { q: 0.4, seed: 1 })), "a larger q keeps the smaller sample (nested)");
+    await assert.rejects(evaluate(options({ control: { q: 0.5 } })), /needs the RAE-only design/);
   });
 
   it("cancelling keeps finished runs; resuming completes with identical verdicts and no duplicates", async () => {
