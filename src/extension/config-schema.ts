@@ -20,6 +20,7 @@ export const ConfigSchema = z.object({
   maxTurns: z.number().int().min(1).max(50).catch(6),
   retrievalMode: z.enum(["catalog", "search"]).catch("catalog"),
   design: z.enum(["paired", "rae-only"]).catch("paired"),
+  raeOnlyControl: z.number().min(0).max(1).catch(0),
   taskLimit: z.number().int().positive().nullish().transform((v) => v ?? undefined).catch(undefined),
   skillFolders: z.array(z.string()).catch([]),
   evaluateOnSave: z.boolean().catch(false),

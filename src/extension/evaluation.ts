@@ -92,6 +92,7 @@ export class EvaluationRunner implements vscode.Disposable {
               grader,
               mode: c.retrievalMode,
               design: c.design,
+              ...(c.design === "rae-only" && c.raeOnlyControl > 0 ? { control: { q: c.raeOnlyControl } } : {}),
               samples: c.samples,
               params: {
                 temperature: c.temperature,
