@@ -5,11 +5,16 @@
  * cannot, by evaluating both sides in double precision and comparing to 1e-9 relative.
  *
  * Deliberately narrow, so that it cannot make a wrong answer right: integers only (a decimal approximation such as
- * `1.4142135` is not the exact answer `\sqrt{2}`), no letters besides `\pi` (so `\pi r^2` or `2x` are not
- * numbers), exponents up to 64 in size, and at least one root, π or fractional power somewhere in the pair.
+ * `1.4142135` is not the exact answer `\sqrt{2}`), exponents up to 64 in size, and for constants at least one root,
+ * π or fractional power somewhere in the pair. Single letters are variables: two expressions in the same
+ * variables are equal when they agree at fixed points, negative ones included (up to four variables, at least
+ * three points where both are defined); no functions (sin, log, …).
  */
 
-type Token = { kind: "num"; value: number } | { kind: "cmd"; name: string } | { kind: "sym"; c: string };
+type Token = { kind: "num"; value: number } | { kind: "cmd"; name: string } | { kind: "sym"; c: string } | { kind: "var"; name: string };
+
+/** Single letters read as variables; `e` and `i` are left out (Euler's number, the imaginary unit). */
+const VARIABLE = /^[a-df-hj-zA-Z]$/;
 
 const MAX_CHARS = 200;
 const MAX_EXPONENT = 64;
@@ -39,6 +44,9 @@ function tokenize(s: string): Token[] | undefined {
     } else if ("+-*/^()[]{}".includes(c)) {
       out.push({ kind: "sym", c });
       i++;
+    } else if (VARIABLE.test(c)) {
+      out.push({ kind: "var", name: c }); // `xy` is x·y, as in algebra
+      i++;
     } else {
       return undefined; // letters, commas, anything else: not a constant
     }
@@ -48,7 +56,10 @@ function tokenize(s: string): Token[] | undefined {
 
 class Parser {
   private i = 0;
-  constructor(private readonly t: Token[]) {}
+  constructor(
+    private readonly t: Token[],
+    private readonly env: ReadonlyMap<string, number>,
+  ) {}
 
   parse(): number | undefined {
     const v = this.expr();
@@ -122,7 +133,7 @@ class Parser {
   private startsAtom(): boolean {
     const t = this.peek();
     if (!t) return false;
-    if (t.kind === "num") return true;
+    if (t.kind === "num" || t.kind === "var") return true;
     if (t.kind === "cmd") return t.name === "frac" || t.name === "sqrt" || t.name === "pi";
     return t.c === "(" || t.c === "{";
   }
@@ -148,6 +159,11 @@ class Parser {
     if (!t) throw new SyntaxError("unexpected end");
     this.i++;
     if (t.kind === "num") return t.value;
+    if (t.kind === "var") {
+      const v = this.env.get(t.name);
+      if (v === undefined) throw new SyntaxError(`unbound ${t.name}`);
+      return v;
+    }
     if (t.kind === "cmd") {
       if (t.name === "pi") return Math.PI;
       if (t.name === "frac") {
@@ -180,29 +196,75 @@ class Parser {
   }
 }
 
-/** The value of a normalised constant expression with roots or π, or undefined when it is not one. */
-export function closedFormValue(s: string): number | undefined {
+/** The value of a normalised expression (variables bound by `env`), or undefined when it is not one we read. */
+export function closedFormValue(s: string, env: ReadonlyMap<string, number> = new Map()): number | undefined {
   if (s.length === 0 || s.length > MAX_CHARS) return undefined;
   const tokens = tokenize(s);
   if (!tokens || tokens.length === 0) return undefined;
+  return evaluateTokens(tokens, env);
+}
+
+function evaluateTokens(tokens: Token[], env: ReadonlyMap<string, number>): number | undefined {
   try {
-    const v = new Parser(tokens).parse();
+    const v = new Parser(tokens, env).parse();
     return v !== undefined && Number.isFinite(v) ? v : undefined;
   } catch {
     return undefined;
   }
 }
 
+function variablesOf(tokens: Token[]): string[] {
+  return [...new Set(tokens.flatMap((t) => (t.kind === "var" ? [t.name] : [])))].sort();
+}
+
+/**
+ * Points at which two expressions in the same variables are compared: fixed, irrational-looking values (so an
+ * identity check cannot be fooled by small integers), different for each variable and each point.
+ */
+const POINTS = [
+  [0.7371, 1.3113, 2.1719, 0.4127],
+  [1.9293, 0.5381, 1.2467, 2.6033],
+  [2.4409, 1.7753, 0.8861, 1.1573],
+  [-0.6379, -1.4471, 0.9533, -2.2087],
+  [-1.8117, 0.6929, -0.5443, 1.6871],
+];
+
 /** Whether a normalised answer has something only this module can evaluate (a root, π or a fractional power). */
 function irrationalMarker(s: string): boolean {
   return /\\sqrt|\\pi|\^\{?\s*(?:-\s*)?\\frac|\^\{[^{}]*\/[^{}]*\}/.test(s);
 }
 
-/** Equal as closed-form constants (see the module comment); false whenever either side is not one. */
+const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y));
+
+/**
+ * Equal as closed-form constants, or as expressions in the same variables that agree at every test point
+ * (`x+1` = `1+x`, `(x+1)^2` = `x^2+2x+1`); false whenever either side is not something this module reads. A bare
+ * run of letters is a word, not a product (`no` is not `on`).
+ */
 export function closedFormsEqual(a: string, b: string): boolean {
-  if (!irrationalMarker(a) && !irrationalMarker(b)) return false;
-  const x = closedFormValue(a);
-  const y = closedFormValue(b);
-  if (x === undefined || y === undefined) return false;
-  return Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y));
+  if (a.length > MAX_CHARS || b.length > MAX_CHARS) return false;
+  const ta = tokenize(a);
+  const tb = tokenize(b);
+  if (!ta || !tb || ta.length === 0 || tb.length === 0) return false;
+  const va = variablesOf(ta);
+  const vb = variablesOf(tb);
+  if (va.join() !== vb.join()) return false;
+  if (va.length === 0) {
+    if (!irrationalMarker(a) && !irrationalMarker(b)) return false;
+    const x = evaluateTokens(ta, new Map());
+    const y = evaluateTokens(tb, new Map());
+    return x !== undefined && y !== undefined && close(x, y);
+  }
+  if (va.length > POINTS[0]!.length || ta.every((t) => t.kind === "var") || tb.every((t) => t.kind === "var")) return false;
+  // Where both sides are undefined (√x at x < 0) a point says nothing; where only one is, they differ.
+  let agreed = 0;
+  for (const point of POINTS) {
+    const env = new Map(va.map((name, k) => [name, point[k]!]));
+    const x = evaluateTokens(ta, env);
+    const y = evaluateTokens(tb, env);
+    if (x === undefined && y === undefined) continue;
+    if (x === undefined || y === undefined || !close(x, y)) return false;
+    agreed++;
+  }
+  return agreed >= 3;
 }

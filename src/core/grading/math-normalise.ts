@@ -6,7 +6,8 @@ import { evaluateRational, rationalsEqual } from "./math-rational.js";
  * their normalised strings match, or both evaluate to the same exact rational, or (for tuples, intervals,
  * sets, lists and matrices) element by element. Constants with roots and π are compared by value
  * (math-closed-form.ts: `\sqrt{8}` equals `2\sqrt{2}`, `\frac{5}{\sqrt{2}}` equals `\frac{5\sqrt{2}}{2}`), but never
- * against a decimal approximation; anything with variables is compared as a normalised string.
+ * against a decimal approximation; expressions in the same single-letter variables are compared at fixed test points
+ * (`(x+1)^2` equals `x^2+2x+1`).
  *
  * Deliberate choices: no rounding tolerance (`0.333` is not `\frac{1}{3}`); `50\%` equals `50`, not `0.5`;
  * degrees are dropped (`30^\circ` = `30`); a bare comma list and `\{…\}` are unordered, `(…)` and `[…)` are

@@ -72,12 +72,27 @@ const PAIRS: [string, string, boolean][] = [
   ["\\pi", "3.14159", false],
   ["2\\sqrt{2}+1", "1+\\sqrt{8}", true],
   ["\\pi r^2", "\\pi", false],
-  ["2\\sqrt{x}", "\\sqrt{4x}", false],
+  ["2\\sqrt{x}", "\\sqrt{4x}", true], // same where defined (x ≥ 0)
   ["\\sqrt{-4}", "2", false],
   ["(\\sqrt{8}, 1)", "(2\\sqrt{2}, 1)", true],
   ["\\sqrt{8}, \\sqrt{2}", "\\sqrt{2}, 2\\sqrt{2}", true],
   ["10^{\\frac{1}{2}}", "\\sqrt{10}", true],
   ["2^{100}\\sqrt{2}", "2^{100}\\sqrt{3}", false],
+  // expressions in the same variables: equal when they agree at fixed test points
+  ["x+1", "1+x", true],
+  ["2x", "x\\cdot 2", true],
+  ["(x+1)^2", "x^2+2x+1", true],
+  ["(x+1)^2", "x^2+x+1", false],
+  ["\\frac{x}{2}", "\\frac{1}{2}x", true],
+  ["a^2-b^2", "(a-b)(a+b)", true],
+  ["a^2-b^2", "(a-b)^2", false],
+  ["x+1", "y+1", false],
+  ["x\\sqrt{2}", "\\sqrt{2x^2}", false], // differ for x < 0
+  ["|x|", "\\sqrt{x^2}", false], // no absolute value: not read, left alone
+  ["2\\pi r", "2r\\pi", false], // normalisation glues \pi and r into an unknown command: left alone
+  ["no", "on", false],
+  ["ab", "ba", false],
+  ["6+9i", "9i+6", false],
   ["x = 5", "5", true],
   ["k=-3", "-3", true],
   ["y = -2x", "y=-2x", true],
