@@ -10,8 +10,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import * as esbuild from "esbuild";
-import { EXTENSION_DIR, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
+import { bundleHostModule, EXTENSION_DIR, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
 import { API_KEY, createFixture, EXPECTED, SKILL_NAME, XSS_TASK_ID, type Fixture } from "./support/fixture.js";
 
 // SF_VSCODE=electron runs the suite in VS Code desktop via @vscode/test-electron (needs internet to download it);
@@ -71,29 +70,15 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     if (haveSharedData) mirror = await serveMirror();
     const resultsFile = path.join(root, "results.json");
     const testsModule = path.join(root, "host", "suite.js");
-    await esbuild.build({
-      entryPoints: [path.join(__dirname, "host", "suite.ts")],
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      target: "node20",
-      external: ["vscode"],
-      outfile: testsModule,
-      logLevel: "warning",
-      define: {
-        __SF_HOST_CONFIG__: JSON.stringify(
-          JSON.stringify({
-            resultsFile,
-            skillFile: fixture.skillFile,
-            taskSetFile: fixture.taskSetFile,
-            pythonTaskSetFile: fixture.pythonTaskSetFile,
-            controlUrl: fixture.controlUrl,
-            apiKey: API_KEY,
-            exportDir: path.join(workspace, "exports"),
-            ...(mirror ? { mirror: mirror.url } : {}),
-          }),
-        ),
-      },
+    await bundleHostModule(path.join(__dirname, "host", "suite.ts"), testsModule, {
+      resultsFile,
+      skillFile: fixture.skillFile,
+      taskSetFile: fixture.taskSetFile,
+      pythonTaskSetFile: fixture.pythonTaskSetFile,
+      controlUrl: fixture.controlUrl,
+      apiKey: API_KEY,
+      exportDir: path.join(workspace, "exports"),
+      ...(mirror ? { mirror: mirror.url } : {}),
     });
     if (process.env.SF_VSCODE === "electron") {
       // For contributors with internet: the same in-host suite in a downloaded VS Code desktop (@vscode/test-electron).

@@ -11,9 +11,8 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import * as esbuild from "esbuild";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
-import { missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
+import { bundleHostModule, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
 import { createFixture, EXPECTED, fixtureScript, type Fixture } from "./support/fixture.js";
 
 const skip = process.env.SF_VSCODE === "electron" ? "the language model test runs in code-server only" : missingPrerequisite();
@@ -43,17 +42,7 @@ describe("extension with a VS Code language model (vscode.lm)", { skip: skip ?? 
     const controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}/`;
     const resultsFile = path.join(root, "results.json");
     const testsModule = path.join(root, "host", "lm.js");
-    await esbuild.build({
-      entryPoints: [path.join(__dirname, "host", "lm.ts")],
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      target: "node20",
-      external: ["vscode"],
-      outfile: testsModule,
-      logLevel: "warning",
-      define: { __SF_HOST_CONFIG__: JSON.stringify(JSON.stringify({ resultsFile, skillFile: fixture.skillFile, taskSetFile: fixture.taskSetFile, controlUrl })) },
-    });
+    await bundleHostModule(path.join(__dirname, "host", "lm.ts"), testsModule, { resultsFile, skillFile: fixture.skillFile, taskSetFile: fixture.taskSetFile, controlUrl });
     server = await startCodeServer({
       sessionDir: path.join(root, "session"),
       logFile: path.join(REPO_ROOT, "test-results", "lm-code-server.log"),

@@ -9,8 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import * as esbuild from "esbuild";
-import { missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
+import { bundleHostModule, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
 import { API_KEY, createFixture, type Fixture } from "./support/fixture.js";
 
 const skip = process.env.SF_VSCODE === "electron" ? "the trust test runs in code-server only" : missingPrerequisite();
@@ -29,27 +28,13 @@ describe("extension in an untrusted workspace (restricted mode)", { skip: skip ?
     fixture = await createFixture(workspace);
     const resultsFile = path.join(root, "results.json");
     const testsModule = path.join(root, "host", "untrusted.js");
-    await esbuild.build({
-      entryPoints: [path.join(__dirname, "host", "untrusted.ts")],
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      target: "node20",
-      external: ["vscode"],
-      outfile: testsModule,
-      logLevel: "warning",
-      define: {
-        __SF_HOST_CONFIG__: JSON.stringify(
-          JSON.stringify({
-            resultsFile,
-            skillFile: fixture.skillFile,
-            taskSetFile: fixture.taskSetFile,
-            controlUrl: fixture.controlUrl,
-            runsDir: path.join(workspace, ".skill-following", "runs"),
-            apiKey: API_KEY,
-          }),
-        ),
-      },
+    await bundleHostModule(path.join(__dirname, "host", "untrusted.ts"), testsModule, {
+      resultsFile,
+      skillFile: fixture.skillFile,
+      taskSetFile: fixture.taskSetFile,
+      controlUrl: fixture.controlUrl,
+      runsDir: path.join(workspace, ".skill-following", "runs"),
+      apiKey: API_KEY,
     });
     server = await startCodeServer({
       sessionDir: path.join(root, "session"),
@@ -114,17 +99,7 @@ describe("an installed copy of the extension (not under development) and workspa
       (["trusted", "untrusted"] as const).map(async (kind) => {
         const resultsFile = path.join(root, `${kind}.json`);
         const testsModule = path.join(root, "host", `installed-${kind}.js`);
-        await esbuild.build({
-          entryPoints: [path.join(__dirname, "host", "installed.ts")],
-          bundle: true,
-          platform: "node",
-          format: "cjs",
-          target: "node20",
-          external: ["vscode"],
-          outfile: testsModule,
-          logLevel: "warning",
-          define: { __SF_HOST_CONFIG__: JSON.stringify(JSON.stringify({ resultsFile, skillFile: fixture.skillFile, taskSetFile: fixture.taskSetFile })) },
-        });
+        await bundleHostModule(path.join(__dirname, "host", "installed.ts"), testsModule, { resultsFile, skillFile: fixture.skillFile, taskSetFile: fixture.taskSetFile });
         const server = await startCodeServer({
           sessionDir: path.join(root, `session-${kind}`),
           logFile: path.join(REPO_ROOT, "test-results", `installed-${kind}-code-server.log`),

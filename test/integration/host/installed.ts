@@ -4,11 +4,9 @@
  * and which of its commands exist, and tries to start an evaluation; untrusted.test.ts asserts.
  */
 import * as vscode from "vscode";
-import { renameSync, writeFileSync } from "node:fs";
+import { hostConfig, reportFacts } from "./common.js";
 
-declare const __SF_HOST_CONFIG__: string;
-
-const config = JSON.parse(__SF_HOST_CONFIG__) as { resultsFile: string; skillFile: string; taskSetFile: string };
+const config = hostConfig<{ resultsFile: string; skillFile: string; taskSetFile: string }>();
 const facts: Record<string, unknown> = {};
 
 async function body(): Promise<void> {
@@ -31,14 +29,6 @@ async function body(): Promise<void> {
   }
 }
 
-export async function run(): Promise<void> {
-  try {
-    await body();
-    facts.error = null;
-  } catch (err) {
-    facts.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
-  }
-  const tmp = `${config.resultsFile}.tmp`;
-  writeFileSync(tmp, JSON.stringify(facts, null, 2));
-  renameSync(tmp, config.resultsFile);
+export function run(): Promise<void> {
+  return reportFacts(config.resultsFile, facts, body);
 }

@@ -5,9 +5,8 @@
  * results, cancellation tokens, token counts) runs against a real VS Code; lm.test.ts asserts.
  */
 import * as vscode from "vscode";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-
-declare const __SF_HOST_CONFIG__: string;
+import { readFileSync } from "node:fs";
+import { hostConfig, reportFacts } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -16,7 +15,7 @@ interface HostConfig {
   controlUrl: string;
 }
 
-const config = JSON.parse(__SF_HOST_CONFIG__) as HostConfig;
+const config = hostConfig<HostConfig>();
 const facts: Record<string, unknown> = {};
 const steps: string[] = [];
 
@@ -60,15 +59,6 @@ async function body(): Promise<void> {
   facts.rerunCalls = (await calls()) - again;
 }
 
-export async function run(): Promise<void> {
-  try {
-    await body();
-    facts.error = null;
-  } catch (err) {
-    facts.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
-  }
-  facts.steps = steps;
-  const tmp = `${config.resultsFile}.tmp`;
-  writeFileSync(tmp, JSON.stringify(facts, null, 2));
-  renameSync(tmp, config.resultsFile);
+export function run(): Promise<void> {
+  return reportFacts(config.resultsFile, facts, body, steps);
 }

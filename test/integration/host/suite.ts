@@ -5,9 +5,8 @@
  * so a failure shows up as a failing assertion with its message, not as a timeout.
  */
 import * as vscode from "vscode";
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-
-declare const __SF_HOST_CONFIG__: string;
+import { readdirSync, readFileSync } from "node:fs";
+import { hostConfig, reportFacts } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -21,7 +20,7 @@ interface HostConfig {
   mirror?: string;
 }
 
-const config = JSON.parse(__SF_HOST_CONFIG__) as HostConfig;
+const config = hostConfig<HostConfig>();
 const facts: Record<string, unknown> = {};
 const steps: string[] = [];
 
@@ -295,15 +294,6 @@ async function body(): Promise<void> {
   facts.settingsKeys = Object.keys(vscode.workspace.getConfiguration("skillFollowing"));
 }
 
-export async function run(): Promise<void> {
-  try {
-    await body();
-    facts.error = null;
-  } catch (err) {
-    facts.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
-  }
-  facts.steps = steps;
-  const tmp = `${config.resultsFile}.tmp`;
-  writeFileSync(tmp, JSON.stringify(facts, null, 2));
-  renameSync(tmp, config.resultsFile);
+export function run(): Promise<void> {
+  return reportFacts(config.resultsFile, facts, body, steps);
 }

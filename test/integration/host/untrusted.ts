@@ -5,9 +5,8 @@
  * hostile repository's `.vscode/settings.json` could point it at any server: nothing may reach it.
  */
 import * as vscode from "vscode";
-import { existsSync, renameSync, writeFileSync } from "node:fs";
-
-declare const __SF_HOST_CONFIG__: string;
+import { existsSync } from "node:fs";
+import { hostConfig, reportFacts } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -18,7 +17,7 @@ interface HostConfig {
   apiKey: string;
 }
 
-const config = JSON.parse(__SF_HOST_CONFIG__) as HostConfig;
+const config = hostConfig<HostConfig>();
 const facts: Record<string, unknown> = {};
 
 async function calls(): Promise<number> {
@@ -60,14 +59,6 @@ async function body(): Promise<void> {
   facts.runsDirExists = existsSync(config.runsDir);
 }
 
-export async function run(): Promise<void> {
-  try {
-    await body();
-    facts.error = null;
-  } catch (err) {
-    facts.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
-  }
-  const tmp = `${config.resultsFile}.tmp`;
-  writeFileSync(tmp, JSON.stringify(facts, null, 2));
-  renameSync(tmp, config.resultsFile);
+export function run(): Promise<void> {
+  return reportFacts(config.resultsFile, facts, body);
 }

@@ -10,6 +10,7 @@ import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFi
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import * as esbuild from "esbuild";
 import { chromium, type Browser, type Page } from "playwright-core";
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
@@ -183,6 +184,25 @@ export async function openWorkbench(browser: Browser, url: string, width = 1400,
 
 export function remoteUri(server: CodeServer, file: string): string {
   return `vscode-remote://127.0.0.1:${server.port}${file}`;
+}
+
+/**
+ * Bundles an in-host test module (test/integration/host/*.ts) for code-server's extension host, with `config`
+ * baked in as __SF_HOST_CONFIG__ (read by host/common.ts). Returns the bundle's path.
+ */
+export async function bundleHostModule(entry: string, outfile: string, config: { resultsFile: string } & Record<string, unknown>): Promise<string> {
+  await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external: ["vscode"],
+    outfile,
+    logLevel: "warning",
+    define: { __SF_HOST_CONFIG__: JSON.stringify(JSON.stringify(config)) },
+  });
+  return outfile;
 }
 
 /**
