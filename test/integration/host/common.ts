@@ -24,3 +24,9 @@ export async function reportFacts(resultsFile: string, facts: Record<string, unk
   writeFileSync(tmp, JSON.stringify(facts, null, 2));
   renameSync(tmp, resultsFile);
 }
+
+/** Completions the scripted server has answered so far, read from its control URL (see support/fixture.ts). */
+export async function serverCalls(controlUrl: string): Promise<number> {
+  const res = await fetch(controlUrl);
+  return ((await res.json()) as { calls: number }).calls;
+}

@@ -6,7 +6,7 @@
  */
 import * as vscode from "vscode";
 import { readdirSync, readFileSync } from "node:fs";
-import { hostConfig, reportFacts } from "./common.js";
+import { hostConfig, reportFacts, serverCalls } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -24,10 +24,7 @@ const config = hostConfig<HostConfig>();
 const facts: Record<string, unknown> = {};
 const steps: string[] = [];
 
-async function calls(): Promise<number> {
-  const res = await fetch(config.controlUrl);
-  return ((await res.json()) as { calls: number }).calls;
-}
+const calls = (): Promise<number> => serverCalls(config.controlUrl);
 
 async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -6,7 +6,7 @@
  */
 import * as vscode from "vscode";
 import { existsSync } from "node:fs";
-import { hostConfig, reportFacts } from "./common.js";
+import { hostConfig, reportFacts, serverCalls } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -20,10 +20,7 @@ interface HostConfig {
 const config = hostConfig<HostConfig>();
 const facts: Record<string, unknown> = {};
 
-async function calls(): Promise<number> {
-  const res = await fetch(config.controlUrl);
-  return ((await res.json()) as { calls: number }).calls;
-}
+const calls = (): Promise<number> => serverCalls(config.controlUrl);
 
 async function body(): Promise<void> {
   facts.isTrusted = vscode.workspace.isTrusted;
