@@ -4,7 +4,7 @@ import { createGrader } from "../src/core/grading/index.js";
 import { createCachedClient } from "../src/core/models/cache.js";
 import { createOpenAIClient } from "../src/core/models/openai-client.js";
 import { evaluate, type EvaluationResult } from "../src/core/runs/evaluate.js";
-import type { RetrievalMode } from "../src/core/runs/types.js";
+import type { Design, RetrievalMode } from "../src/shared/vocabulary/index.js";
 import { scanSkills } from "../src/core/skills/index.js";
 import type { TaskSet } from "../src/core/tasks/schema.js";
 
@@ -17,7 +17,7 @@ export interface EngineRun {
   runFile: string;
   /** Response cache folder; absent = no cache (every call goes to the server). */
   cacheDir?: string;
-  design?: "paired" | "rae-only";
+  design?: Design;
   mode?: RetrievalMode;
   concurrency: number;
 }
@@ -30,22 +30,10 @@ export async function runEngine(options: EngineRun): Promise<EvaluationResult> {
   const client = options.cacheDir ? createCachedClient(inner, { dir: path.join(options.cacheDir, "responses") }) : inner;
   const grader = createGrader({});
   try {
-    return await evaluate({
-      skills: scan.skills,
-      taskSet: options.taskSet,
-      client,
-      model: "scripted-model",
-      baseUrl: options.baseUrl,
-      grader,
-      mode: options.mode ?? "catalog",
-      design: options.design ?? "paired",
-      samples: 1,
-      params: { temperature: 0 },
-      concurrency: options.concurrency,
-      runFile: options.runFile,
-      resume: false,
-      isolation: { isolation: grader.isolation },
-    });
+    return await evaluate(
+      { mode: options.mode ?? "catalog", design: options.design ?? "paired", concurrency: options.concurrency },
+      { skills: scan.skills, taskSet: options.taskSet, client, model: "scripted-model", baseUrl: options.baseUrl, grader, runFile: options.runFile, resume: false },
+    );
   } finally {
     await grader.dispose();
   }

@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { RUN_FORMAT_VERSION, runKey, type Condition, type RunHeader, type RunRecord, type SkillRef } from "../src/core/runs/types.js";
+import { RUN_FORMAT_VERSION, runKey, type RunHeader, type RunRecord } from "../src/core/runs/types.js";
+import type { Condition, SkillRef } from "../src/shared/vocabulary/index.js";
 import { mulberry32 } from "../src/core/stats/bootstrap.js";
 
 export interface SyntheticRunOptions {

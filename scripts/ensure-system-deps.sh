@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Debian packages the integration and e2e tiers need: chromium (Playwright drives it), and for the code-server
+# Debian packages the tests need: bubblewrap (the sandbox's private root and namespaces), chromium (Playwright drives it), and for the code-server
 # install ripgrep (seeds @vscode/ripgrep's download) and libkrb5-dev (kerberos builds from source).
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { CancelledError, InputError, ModelConfigError, SkillFollowingError } from "../core/errors.js";
 import { TOOL_VERSION } from "../core/version.js";
+import { ABLATE_USAGE, ablateCommand } from "./ablate-command.js";
+import { renderHint } from "./hints.js";
 import { stderrLogger } from "./logger.js";
 import { REPORT_USAGE, reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
@@ -11,6 +13,8 @@ const USAGE = `skill-following ${TOOL_VERSION} — does a retrieved skill help o
 ${RUN_USAGE}
 
 ${REPORT_USAGE}
+
+${ABLATE_USAGE}
 
 ${TASKS_USAGE}`;
 
@@ -32,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
         return await runCommand(rest, logger, controller.signal);
       case "report":
         return await reportCommand(rest, logger);
+      case "ablate":
+        return await ablateCommand(rest, logger, controller.signal);
       case "tasks":
         return await tasksCommand(rest, logger, controller.signal);
       case "--version":
@@ -51,7 +57,8 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof CancelledError) return 130;
     if (err instanceof SkillFollowingError) {
       logger.error(err.message);
-      if (err.options.hint) process.stderr.write(`hint: ${err.options.hint}\n`);
+      const hint = renderHint(err.options.hint, err.options.hintIds);
+      if (hint) process.stderr.write(`hint: ${hint}\n`);
       return err instanceof InputError || err instanceof ModelConfigError ? 2 : 1;
     }
     logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));

@@ -1,13 +1,16 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { buildReport, failOn, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
+import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
 import { readRunFile } from "../core/runs/store.js";
+import { ReportFormatSchema } from "../shared/vocabulary/index.js";
 import { choice, numberOption, parse } from "./args.js";
 
 export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv] [--out <file>]
     [--fail-on harmful|any-harm] [--alpha <a>] [--exact]
+Section ablations (\`ablate\`) beside a run file are read with it; an ablation file may also be named directly.
 Exit codes: 0 done; 2 bad input; 3 the --fail-on condition holds.`;
 
 const options = {
@@ -20,22 +23,33 @@ const options = {
   verbose: { type: "boolean" },
 } as const;
 
-const FORMATS = ["text", "json", "markdown", "junit", "html", "csv"] as const;
 
 export async function reportCommand(argv: string[], logger: Logger): Promise<number> {
   const { values, positionals } = parse(argv, options, REPORT_USAGE);
   if (positionals.length === 0) throw new InputError(`name at least one run file\n\n${REPORT_USAGE}`);
-  const format = choice(values.format, "--format", FORMATS, "text");
+  const format = choice(values.format, "--format", ReportFormatSchema.options, "text");
   const failMode = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["harmful", "any-harm"] as const, "harmful");
   const alpha = numberOption(values.alpha, "--alpha", 1e-6, 0.5) ?? 0.05;
 
   const runs = [];
+  const ablationFiles = new Set<string>();
   for (const file of positionals) {
-    const contents = await readRunFile(path.resolve(file));
+    const abs = path.resolve(file);
+    if (isRegularFile(abs) && isAblationFile(abs)) {
+      ablationFiles.add(abs);
+      continue;
+    }
+    const contents = await readRunFile(abs);
     for (const w of contents.warnings) logger.warn(w);
     runs.push({ header: contents.header, records: contents.records, stops: contents.stops });
+    for (const sibling of siblingAblationFiles(abs)) ablationFiles.add(sibling);
   }
-  const report = buildReport(runs, { alpha, exact: values.exact ?? false });
+  const ablations = [...ablationFiles].map((f) => {
+    const a = readAblationFile(f);
+    for (const w of a.warnings) logger.warn(w);
+    return a;
+  });
+  const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
   const output = render(report);
   if (values.out) {
@@ -54,4 +68,12 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
     return 3;
   }
   return 0;
+}
+
+function isRegularFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }

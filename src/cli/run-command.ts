@@ -1,77 +1,65 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
+import { freshRunFile, taskSetCacheDir } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
-import { resolveModelConfig } from "../core/models/resolve.js";
+import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
 import { scanSkills } from "../core/skills/index.js";
 import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
 import { loadTaskSet } from "../core/tasks/index.js";
-import { choice, intOption, numberOption, parse } from "./args.js";
-import { defaultCacheDir, defaultRunFile, taskSetCacheDir } from "./paths.js";
+import { parse } from "./args.js";
+import { cliLayout } from "./paths.js";
+import { SETTING_OPTIONS, runSettingsFromArgs, settingsUsage } from "./settings.js";
 
-export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>... --tasks <file|${TASK_SET_CATALOG.map((e) => e.name).join("|")}> --model <name>
-    [--base-url <url>] [--mode catalog|search] [--samples <k>] [--temperature <t>] [--seed <n>] [--max-tokens <n>]
-    [--concurrency <n>] [--limit <n>] [--rae-only [--rae-only-control <q>]] [--out <run.jsonl>] [--resume] [--max-turns <n>]
-    [--stop-when never|decided] [--shuffle-seed <n>] [--top-k <n>] [--search-threshold <x>]
-    [--cache-dir <dir>] [--no-cache] [--timeout <seconds>] [--quiet] [--verbose]
-The API key comes from OPENAI_API_KEY (never a flag). The base URL from --base-url or OPENAI_BASE_URL.`;
+const TASK_SET_NAMES = TASK_SET_CATALOG.map((e) => e.name).join("|");
 
-const options = {
+/** The flags that are not evaluation options: what to evaluate, which endpoint, where the run file goes, logging. */
+const INPUT_OPTIONS = {
   skills: { type: "string", multiple: true },
   tasks: { type: "string" },
   model: { type: "string" },
   "base-url": { type: "string" },
-  mode: { type: "string" },
-  samples: { type: "string" },
-  temperature: { type: "string" },
-  seed: { type: "string" },
-  "max-tokens": { type: "string" },
-  concurrency: { type: "string" },
-  limit: { type: "string" },
-  "rae-only": { type: "boolean" },
-  "rae-only-control": { type: "string" },
   out: { type: "string" },
   resume: { type: "boolean" },
-  "max-turns": { type: "string" },
-  "stop-when": { type: "string" },
-  "shuffle-seed": { type: "string" },
-  "top-k": { type: "string" },
-  "search-threshold": { type: "string" },
   "cache-dir": { type: "string" },
-  "no-cache": { type: "boolean" },
-  timeout: { type: "string" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
 
+const options = { ...INPUT_OPTIONS, ...SETTING_OPTIONS };
+
+export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>... --tasks <file|${TASK_SET_NAMES}> [--model <name>] [options]
+  --skills <path>...            Skill folders or SKILL.md files (repeat the flag, or separate with commas).
+  --tasks <file|name>           A task file (JSONL, EvalPlus, GSM8K, MATH-500), or a public set by name (downloaded once).
+  --model <name>                Model name sent to the endpoint. Default: SKILL_FOLLOWING_MODEL, else the endpoint's first.
+  --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama.
+  --out <run.jsonl>             The run file. Default: .skill-following/runs/<skills>--<tasks>--<model>--<time>.jsonl.
+  --resume                      Continue the run file given with --out (finished runs are kept).
+  --cache-dir <dir>             Where responses, expected outputs and verdicts are cached. Default: .skill-following/cache.
+  --quiet | --verbose           Less or more on stderr.
+Evaluation options:
+  --rae-only                    Short for --design rae-only.
+${settingsUsage()}
+The API key comes from OPENAI_API_KEY (never a flag).`;
+
+/** `run`'s arguments as parseArgs reads them (usage errors are InputErrors). */
+export function parseRunArgs(argv: string[]) {
+  return parse(argv, options, RUN_USAGE);
+}
+
 export async function runCommand(argv: string[], logger: Logger, signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parse(argv, options, RUN_USAGE);
+  const { values, positionals } = parseRunArgs(argv);
   if (positionals.length) throw new InputError(`unexpected argument '${positionals[0]}'\n\n${RUN_USAGE}`);
   // --skills takes one or more values: `--skills a --skills b` or `--skills a,b`.
   const skillPaths = (values.skills ?? []).flatMap((s) => s.split(",")).filter(Boolean);
   if (skillPaths.length === 0) throw new InputError(`--skills is required\n\n${RUN_USAGE}`);
   if (!values.tasks) throw new InputError(`--tasks is required\n\n${RUN_USAGE}`);
-
-  const mode = choice(values.mode, "--mode", ["catalog", "search"] as const, "catalog");
-  const stopWhen = choice(values["stop-when"], "--stop-when", ["never", "decided"] as const, "never");
-  const samples = intOption(values.samples, "--samples", 1) ?? 1;
-  const concurrency = intOption(values.concurrency, "--concurrency", 1) ?? 4;
-  const limit = intOption(values.limit, "--limit", 1);
-  const maxTurns = intOption(values["max-turns"], "--max-turns", 1);
-  const temperature = numberOption(values.temperature, "--temperature", 0, 2) ?? 0;
-  const seed = intOption(values.seed, "--seed", 0);
-  const maxTokens = intOption(values["max-tokens"], "--max-tokens", 1);
-  const timeoutS = numberOption(values.timeout, "--timeout", 1, 3600) ?? 120;
-  const topK = intOption(values["top-k"], "--top-k", 1) ?? 3;
-  const threshold = numberOption(values["search-threshold"], "--search-threshold", 0, 1e9) ?? 0;
-  const controlQ = numberOption(values["rae-only-control"], "--rae-only-control", 0, 1);
-  if (controlQ !== undefined && !values["rae-only"]) throw new InputError("--rae-only-control <q> needs --rae-only (it adds a control sample to that design)");
-  if (controlQ === 0) throw new InputError("--rae-only-control must be above 0 (leave it out for no control sample)");
+  const settings = runSettingsFromArgs(values);
 
   for (const p of skillPaths) if (!existsSync(p)) throw new InputError(`--skills ${p}: no such file or folder`);
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));
@@ -89,38 +77,26 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
-  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: timeoutS * 1000, logger });
-  const cacheDir = values["cache-dir"] ? path.resolve(values["cache-dir"]) : defaultCacheDir();
-  const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: path.join(cacheDir, "responses"), logger });
+  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
+  const layout = cliLayout(values["cache-dir"]);
+  const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
 
-  // --no-cache re-asks the model and re-checks every answer; expected outputs are the task's, so they stay cached.
-  const grader = createGrader({ logger, cacheDir: path.join(cacheDir, "expected"), ...(values["no-cache"] ? {} : { verdictCacheDir: path.join(cacheDir, "verdicts") }) });
-  const runFile = path.resolve(values.out ?? defaultRunFile(config.model, taskSet.name));
-  logger.info(`${scan.skills.length} skills, ${limit ?? taskSet.tasks.length} tasks from ${taskSet.name}, ${mode} mode${values["rae-only"] ? ", RAE-only design" : ""}`);
+  // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
+  const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
+  const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model: config.model });
+  logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
   try {
-    const result = await evaluate({
+    const result = await evaluate(settings, {
       skills: scan.skills,
       taskSet,
       client,
       model: config.model,
       ...(endpoint ? { baseUrl: endpoint } : {}),
       grader,
-      mode,
-      design: values["rae-only"] ? "rae-only" : "paired",
-      samples,
-      params: { temperature, ...(seed !== undefined ? { seed } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) },
-      ...(maxTurns !== undefined ? { maxTurns } : {}),
-      concurrency,
-      ...(limit !== undefined ? { limit } : {}),
-      search: { topK, threshold },
       runFile,
       resume: values.resume ?? false,
-      stopWhen,
-      ...(values["shuffle-seed"] !== undefined ? { shuffleSeed: intOption(values["shuffle-seed"], "--shuffle-seed", 0) } : {}),
-      ...(controlQ !== undefined ? { control: { q: controlQ, ...(values["shuffle-seed"] !== undefined ? { seed: intOption(values["shuffle-seed"], "--shuffle-seed", 0) } : {}) } } : {}),
-      isolation: grader.prepare(limit !== undefined ? taskSet.tasks.slice(0, limit) : taskSet.tasks),
       logger,
       signal,
       onProgress: (p) => {
@@ -147,6 +123,13 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   } finally {
     await grader.dispose();
   }
+}
+
+/** What the run file name says was evaluated: one skill's or folder's name, or "library" for several. */
+function skillsLabel(paths: readonly string[]): string {
+  if (paths.length !== 1) return "library";
+  const p = path.resolve(paths[0]!);
+  return path.basename(path.basename(p) === "SKILL.md" ? path.dirname(p) : p);
 }
 
 /** `--tasks` is a file, or the name of a public set (downloaded once into the user's cache). */

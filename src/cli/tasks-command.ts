@@ -2,7 +2,7 @@ import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
 import { parse } from "./args.js";
-import { taskSetCacheDir } from "./paths.js";
+import { taskSetCacheDir } from "../core/layout.js";
 
 export const TASKS_USAGE = `usage: skill-following tasks download <${TASK_SET_CATALOG.map((e) => e.name).join("|")}> [--cache-dir <dir>] [--mirror <url>]
        skill-following tasks list

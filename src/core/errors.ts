@@ -1,20 +1,48 @@
+import type { RunSettingKey } from "./settings.js";
+
 /**
- * Typed errors of the core. The CLI maps them to exit codes, the extension to notifications with actions.
- * Each carries what the user needs to fix the problem: the file and line where there is one, and a hint.
+ * Typed errors of the core. The CLI maps them to exit codes, the extension to notifications with buttons.
+ * Each carries what the user needs to fix the problem: the file and line where there is one, a hint in words that
+ * fit any host, and hint ids naming the options or commands that fix it, which each host renders its own way.
  */
-export type ErrorAction = "setApiKey" | "openSettings" | "showLog" | "pickTaskSet" | "openFile";
+
+/**
+ * Hint ids besides the evaluation options (RunSettings keys): the inputs every host has.
+ * model: the model name · baseUrl: the OpenAI-compatible endpoint · modelProvider: which kind of endpoint answers
+ * (OpenAI-compatible, or the editor's own language models) · apiKey · runFile: where the run file goes ·
+ * resume: continue an existing run file · taskSet: which tasks to evaluate on · taskSetMirror: a mirror for
+ * task-set downloads · log: the detailed log · file: the file (and line) the error names.
+ */
+export const INPUT_HINT_IDS = ["model", "baseUrl", "modelProvider", "apiKey", "runFile", "resume", "taskSet", "taskSetMirror", "log", "file"] as const;
+
+/**
+ * What fixes an error, named without a host: an evaluation option (a RunSettings key) or one of INPUT_HINT_IDS.
+ * The CLI renders each as a flag or environment variable (src/cli/hints.ts), the extension as a setting or a
+ * command button (src/extension/hints.ts). Error texts never spell a flag or a setting themselves.
+ */
+export type HintId = RunSettingKey | (typeof INPUT_HINT_IDS)[number];
+
+export interface ErrorOptions {
+  /** What to do, in words that hold in every host (no flags, no setting names). */
+  hint?: string;
+  /** The options or commands that fix it, most useful first. */
+  hintIds?: readonly HintId[];
+  file?: string;
+  line?: number;
+  cause?: unknown;
+}
 
 export class SkillFollowingError extends Error {
   constructor(
     message: string,
-    readonly options: { hint?: string; action?: ErrorAction; file?: string; line?: number; cause?: unknown } = {},
+    readonly options: ErrorOptions = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
   }
 }
 
-/** Bad input from the user: a file that does not parse, a flag out of range. CLI exit code 2. */
+/** Bad input from the user: a file that does not parse, an option out of range. CLI exit code 2. */
 export class InputError extends SkillFollowingError {}
 
 /** No usable model configuration (no key, no base URL, nothing answering). */
@@ -25,7 +53,7 @@ export class ModelRequestError extends SkillFollowingError {
   constructor(
     message: string,
     readonly status: number | undefined,
-    options: ConstructorParameters<typeof SkillFollowingError>[1] = {},
+    options: ErrorOptions = {},
   ) {
     super(message, options);
   }

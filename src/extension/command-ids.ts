@@ -13,6 +13,10 @@ export const COMMANDS = {
   cancelEvaluation: { id: "skillFollowing.cancelEvaluation", title: "Cancel Evaluation", palette: true },
   exportReport: { id: "skillFollowing.exportReport", title: "Export Report", palette: true },
   showLog: { id: "skillFollowing.showLog", title: "Show Log", palette: true },
+  /** Section ablation of the active SKILL.md (issue 13): which section harms. */
+  findWhatHarms: { id: "skillFollowing.findWhatHarms", title: "Find What Harms", palette: true },
+  /** The quick fix on a harmful section: delete it, save, re-evaluate incrementally. */
+  removeSectionAndReevaluate: { id: "skillFollowing.removeSectionAndReevaluate", title: "Remove This Section and Re-evaluate", palette: false },
   /** Opened from the report, a code action or a test: the enabled/disabled side-by-side of one task. */
   openTaskComparison: { id: "skillFollowing.openTaskComparison", title: "Open Task Comparison", palette: false },
   /** The code action on an evaluated SKILL.md: opens the report of its last run scrolled to the harmed tasks. */

@@ -8,9 +8,12 @@ import { needs, showError } from "./errors-ui.js";
 import { evaluateSkill, runEvaluation, requireTrust, type EvaluateOptions } from "./evaluate-flow.js";
 import { renderCsv, renderHtml, renderJson, renderMarkdown } from "../core/report/index.js";
 import type { Report } from "../core/report/schema.js";
-import { pickModels, pickTaskSet, rememberTaskSet, taskSetCacheDir } from "./pickers.js";
+import { ExportFormatSchema, type ExportFormat } from "../shared/vocabulary/index.js";
+import { reportFile, taskSetCacheDir } from "../core/layout.js";
+import { pickModels, pickTaskSet, rememberTaskSet } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
+import { findWhatHarms, removeSectionAndReevaluate, type FindWhatHarmsOptions } from "./ablation.js";
 
 /**
  * The command table: every contributed command id → its handler. Typed `Record<CommandKey, …>`, so a command in
@@ -69,7 +72,7 @@ async function openReport(svc: Services, files?: unknown) {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: true,
       openLabel: "Open Report",
-      defaultUri: vscode.Uri.file(path.join(svc.dataDir, "runs")),
+      defaultUri: vscode.Uri.file(svc.layout.runsDir),
       filters: { "Run files": ["jsonl"] },
     });
     runFiles = picked?.map((u) => u.fsPath);
@@ -101,7 +104,7 @@ async function downloadTaskSetCommand(svc: Services, name?: unknown) {
       token.onCancellationRequested(() => controller.abort());
       const mirror = svc.config.get().taskSetMirror;
       return downloadTaskSet(chosen as TaskSetName, {
-        cacheDir: taskSetCacheDir(svc),
+        cacheDir: taskSetCacheDir(),
         logger: svc.logger,
         signal: controller.signal,
         ...(mirror ? { baseUrl: mirror } : {}),
@@ -134,7 +137,6 @@ async function setApiKey(svc: Services, value?: unknown) {
   return true;
 }
 
-type ExportFormat = "html" | "csv" | "json" | "markdown";
 const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { html: "html", csv: "csv", json: "json", markdown: "md" };
 const RENDERERS: Record<ExportFormat, (r: Report) => string> = { html: renderHtml, csv: renderCsv, json: renderJson, markdown: renderMarkdown };
 
@@ -145,16 +147,15 @@ async function exportReport(svc: Services, format?: unknown, target?: unknown) {
     await needs("Open a report first.", "Open Report…", () => vscode.commands.executeCommand(COMMANDS.openReport.id));
     return undefined;
   }
-  const formats: ExportFormat[] = ["html", "csv", "json", "markdown"];
-  const fmt = formats.includes(format as ExportFormat)
-    ? (format as ExportFormat)
-    : ((await vscode.window.showQuickPick(formats, { title: "Export format" })) as ExportFormat | undefined);
+  const given = ExportFormatSchema.safeParse(format);
+  const fmt = given.success
+    ? given.data
+    : ((await vscode.window.showQuickPick([...ExportFormatSchema.options], { title: "Export format" })) as ExportFormat | undefined);
   if (!fmt) return undefined;
-  const base = path.basename(panel.runFiles[0] ?? "report", ".jsonl");
   const uri =
     typeof target === "string"
       ? vscode.Uri.file(target)
-      : await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(svc.dataDir, "reports", `${base}.${EXPORT_EXTENSIONS[fmt]}`)) });
+      : await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(reportFile(svc.layout, panel.runFiles[0] ?? "report", EXPORT_EXTENSIONS[fmt])) });
   if (!uri) return undefined;
   await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(uri.fsPath)));
   await writeFile(uri.fsPath, RENDERERS[fmt](model), "utf8");
@@ -188,6 +189,8 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   showLog: async (svc) => svc.logger.show(),
   openTaskComparison: (_svc, runFile, taskId, sample) => openTaskComparison(String(runFile), String(taskId), Number(sample ?? 0)),
   showHarmedTasks: (svc, uri) => showHarmedTasks(svc, uri),
+  findWhatHarms: (svc, uri, opts) => findWhatHarms(svc, uri, (opts ?? {}) as FindWhatHarmsOptions),
+  removeSectionAndReevaluate: (svc, uri, sectionId) => removeSectionAndReevaluate(svc, uri, sectionId),
 };
 
 export function registerCommands(svc: Services): vscode.Disposable[] {

@@ -6,6 +6,7 @@ import { COMMANDS } from "./command-ids.js";
 import type { ConfigFacade } from "./config.js";
 import type { SkillResult } from "./report-view-model.js";
 import type { ResultsStore } from "./results-store.js";
+import { harmfulSectionLinks, sectionDiagnostics, type SectionResultsStore, type SkillSectionResults } from "./section-results.js";
 import { frontmatterRange, isSkillDocument } from "./skill-documents.js";
 import { interval, signed } from "../shared/format.js";
 
@@ -36,23 +37,42 @@ export function toDiagnostic(f: Finding, doc: vscode.TextDocument): vscode.Diagn
 
 export const VERDICT_CODES = { harmful: "evaluation-harmful", harms: "evaluation-harms", helps: "evaluation-helps" } as const;
 
-/** The evaluation verdict as a diagnostic, or undefined when the skill neither harmed nor rescued more. */
-export function verdictDiagnostic(result: SkillResult, doc: vscode.TextDocument): vscode.Diagnostic | undefined {
+/**
+ * Where the skill-level verdict sits: the `name:` line of the frontmatter (issue 13 / 14), so it no longer covers
+ * the description and does not overlap the section diagnostics; the whole frontmatter when there is no name line.
+ */
+export function nameLineRange(doc: vscode.TextDocument): vscode.Range {
+  const front = frontmatterRange(doc);
+  for (let i = 1; i < front.end.line; i++) {
+    const text = doc.lineAt(i).text;
+    if (/^name\s*:/.test(text)) return new vscode.Range(i, 0, i, text.length);
+  }
+  return front;
+}
+
+/**
+ * The evaluation verdict as a diagnostic, or undefined when the skill neither harmed nor rescued more. With section
+ * results (Find What Harms) it names the harmful sections and links to them.
+ */
+export function verdictDiagnostic(result: SkillResult, doc: vscode.TextDocument, sections?: SkillSectionResults): vscode.Diagnostic | undefined {
   const stale = skillContentHash(doc.getText()) !== result.contentHash;
   const numbers = `RAE ${signed(result.rae)} ${interval(result.low, result.high)}, n = ${result.n}${result.pHolm === null ? "" : `, Holm p = ${result.pHolm.toFixed(3)}`}`;
   const where = `on ${result.taskSet} with ${result.model}${stale ? " (stale: the skill changed since; re-evaluate)" : ""}`;
   let d: vscode.Diagnostic;
   if (result.harmed > result.rescued) {
     const harmful = result.flag === "harmful";
+    const links = harmfulSectionLinks(doc, sections);
+    const which = links.length > 0 ? ` Find What Harms: ${links.map((l) => l.message.split(":")[0]).join(", ")} (see the related lines).` : "";
     d = new vscode.Diagnostic(
-      frontmatterRange(doc),
-      `${harmful ? "Significantly harmful after Holm correction: t" : "T"}his skill harmed ${result.harmed} tasks and rescued ${result.rescued} where it was retrieved (${numbers}) ${where}.`,
+      nameLineRange(doc),
+      `${harmful ? "Significantly harmful after Holm correction: t" : "T"}his skill harmed ${result.harmed} tasks and rescued ${result.rescued} where it was retrieved (${numbers}) ${where}.${which}`,
       harmful ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
     );
     d.code = harmful ? VERDICT_CODES.harmful : VERDICT_CODES.harms;
+    if (links.length > 0) d.relatedInformation = links;
   } else if (result.rescued > result.harmed) {
     d = new vscode.Diagnostic(
-      frontmatterRange(doc),
+      nameLineRange(doc),
       `This skill rescued ${result.rescued} tasks and harmed ${result.harmed} where it was retrieved (${numbers}) ${where}.`,
       vscode.DiagnosticSeverity.Information,
     );
@@ -72,7 +92,9 @@ export class SkillDiagnostics implements vscode.Disposable {
   constructor(
     private readonly results: ResultsStore,
     private readonly config: ConfigFacade,
+    private readonly sections?: SectionResultsStore,
   ) {
+    sections?.onDidChange(() => this.updateAll(), this, this.disposables);
     vscode.workspace.onDidOpenTextDocument((d) => this.update(d), this, this.disposables);
     vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document), this, this.disposables);
     vscode.workspace.onDidSaveTextDocument((d) => this.update(d), this, this.disposables);
@@ -102,7 +124,9 @@ export class SkillDiagnostics implements vscode.Disposable {
     if (!isSkillDocument(doc) || doc.isClosed) return;
     const diagnostics = lintSkillText(doc.uri.fsPath, doc.getText()).map((f) => toDiagnostic(f, doc));
     const result = this.results.get(doc.uri.fsPath);
-    const verdict = result ? verdictDiagnostic(result, doc) : undefined;
+    const sections = this.sections?.get(doc.uri.fsPath);
+    const verdict = result ? verdictDiagnostic(result, doc, sections) : undefined;
+    diagnostics.unshift(...sectionDiagnostics(doc, sections, DIAGNOSTIC_SOURCE));
     if (verdict) diagnostics.unshift(verdict);
     this.collection.set(doc.uri, diagnostics);
   }
@@ -128,6 +152,11 @@ export class VerdictCodeActions implements vscode.CodeActionProvider {
     const again = new vscode.CodeAction("Re-evaluate this skill", vscode.CodeActionKind.QuickFix);
     again.command = { command: COMMANDS.evaluateSkill.id, title: "Re-evaluate this skill", arguments: [doc.uri] };
     again.diagnostics = verdicts;
-    return [show, again];
+    const harms = verdicts.filter((d) => d.code !== VERDICT_CODES.helps);
+    if (harms.length === 0) return [show, again];
+    const find = new vscode.CodeAction("Find what harms (section ablation)", vscode.CodeActionKind.QuickFix);
+    find.command = { command: COMMANDS.findWhatHarms.id, title: "Find what harms", arguments: [doc.uri] };
+    find.diagnostics = harms;
+    return [show, find, again];
   }
 }

@@ -6,7 +6,8 @@ import { loadTaskSet } from "../core/tasks/index.js";
 import { sha256Hex } from "../core/skills/hash.js";
 import { COMMANDS } from "./command-ids.js";
 import { needs } from "./errors-ui.js";
-import { freshRunFile } from "./evaluation.js";
+import { freshRunFile } from "../core/layout.js";
+import { runSettingsFromConfig } from "./config-schema.js";
 import { resolveClient } from "./models/client.js";
 import { pickModels, pickTaskSet, rememberModel, rememberTaskSet } from "./pickers.js";
 import { buildReportView, skillResults } from "./report-view-model.js";
@@ -52,22 +53,24 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   if (opts.model) await rememberModel(svc, opts.model);
 
   const cfg = svc.config.get();
-  const { client, modelName: resolvedModel, baseUrl } = await resolveClient(svc, modelName);
-  const taskSet = await loadTaskSet(taskSetFile, cfg.taskLimit !== undefined ? { limit: cfg.taskLimit } : {});
+  const settings = runSettingsFromConfig(cfg);
+  const { client, modelName: resolvedModel, baseUrl } = await resolveClient(svc, modelName, settings);
+  // The whole set: the engine applies the limit itself, after the seeded shuffle when stopping early.
+  const taskSet = await loadTaskSet(taskSetFile);
   for (const issue of taskSet.issues.slice(0, 20)) svc.logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
   if (taskSet.issues.length > 20) svc.logger.warn(`… and ${taskSet.issues.length - 20} more problems in ${taskSetFile}`);
 
-  // A cancelled evaluation with the same inputs is resumed rather than started over.
-  const configKey = sha256Hex(
-    JSON.stringify([skills.map((s) => `${s.name}:${s.contentHash}`).sort(), taskSet.hash, resolvedModel, baseUrl, cfg.retrievalMode, cfg.design, cfg.samples, cfg.temperature, cfg.seed, cfg.taskLimit]),
-  );
+  // A cancelled evaluation with the same inputs is resumed rather than started over. How fast it runs (concurrency,
+  // timeout, caching) does not make it another evaluation.
+  const { concurrency: _c, timeoutSeconds: _t, responseCache: _r, ...identity } = settings;
+  const configKey = sha256Hex(JSON.stringify([skills.map((s) => `${s.name}:${s.contentHash}`).sort(), taskSet.hash, resolvedModel, baseUrl, identity]));
   const pending = svc.results.incompleteRun(configKey);
   const resume = pending !== undefined && existsSync(pending);
-  const runFile = resume ? pending : freshRunFile(path.join(svc.dataDir, "runs"), label, taskSet.name, resolvedModel);
+  const runFile = resume ? pending : freshRunFile(svc.layout, { label, taskSet: taskSet.name, model: resolvedModel });
   svc.logger.info(`${resume ? "resuming" : "starting"} evaluation of ${label} on ${taskSet.name} (${taskSet.tasks.length} tasks) with ${resolvedModel} → ${runFile}`);
 
   const outcome = await svc.runner
-    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), config: cfg, label, runFile, resume })
+    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), settings, label, runFile, resume })
     .catch(async (err: unknown) => {
       // A failed evaluation (bad key, endpoint down) keeps its finished runs: the next identical one resumes it.
       if (existsSync(runFile)) await svc.results.setIncompleteRun(configKey, runFile);

@@ -1,14 +1,15 @@
 import * as vscode from "vscode";
 import { mkdir } from "node:fs/promises";
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { CancelledError } from "../core/errors.js";
 import { createGrader } from "../core/grading/index.js";
+import type { Grader } from "../core/grading/types.js";
+import { dataDirOf, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
 import type { ModelClient } from "../core/models/types.js";
 import { evaluate, type EvaluationProgress, type EvaluationResult } from "../core/runs/evaluate.js";
+import type { RunSettings } from "../core/settings.js";
 import type { Skill } from "../core/skills/types.js";
 import type { TaskSet } from "../core/tasks/schema.js";
-import type { Config } from "./config-schema.js";
 import type { ExtensionLogger } from "./logger.js";
 import { signed } from "../shared/format.js";
 
@@ -23,7 +24,7 @@ export interface EvaluationRequest {
   client: ModelClient;
   modelName: string;
   baseUrl?: string;
-  config: Config;
+  settings: RunSettings;
   /** Label for the notification, e.g. the skill name. */
   label: string;
   runFile: string;
@@ -36,14 +37,9 @@ export interface EvaluationOutcome {
   cancelled: boolean;
 }
 
-export function workspaceDataDir(folder: vscode.WorkspaceFolder | undefined, globalStorage: vscode.Uri): string {
-  return folder ? path.join(folder.uri.fsPath, ".skill-following") : path.join(globalStorage.fsPath, "workspace");
-}
-
-export function runFileName(label: string, taskSet: string, model: string, now = new Date()): string {
-  const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "x";
-  const stamp = now.toISOString().replace(/[:.]/g, "").replace("Z", "").replace("T", "-");
-  return `${clean(label)}--${clean(taskSet)}--${clean(model)}--${stamp}.jsonl`;
+/** The shared layout (src/core/layout.ts) under the first workspace folder, or under global storage without one. */
+export function extensionLayout(folder: vscode.WorkspaceFolder | undefined, globalStorage: vscode.Uri): WorkspaceLayout {
+  return workspaceLayout(folder ? dataDirOf(folder.uri.fsPath) : path.join(globalStorage.fsPath, "workspace"));
 }
 
 export class EvaluationRunner implements vscode.Disposable {
@@ -54,7 +50,7 @@ export class EvaluationRunner implements vscode.Disposable {
   constructor(
     private readonly logger: ExtensionLogger,
     private readonly distDir: string,
-    private readonly cacheDir: string,
+    private readonly layout: WorkspaceLayout,
   ) {}
 
   get running(): boolean {
@@ -73,7 +69,12 @@ export class EvaluationRunner implements vscode.Disposable {
     const controller = new AbortController();
     this.current = { controller, label: request.label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = createGrader({ logger: this.logger, distDir: this.distDir, cacheDir: path.join(this.cacheDir, "expected"), verdictCacheDir: path.join(this.cacheDir, "verdicts") });
+    const grader = createGrader({
+      logger: this.logger,
+      distDir: this.distDir,
+      cacheDir: this.layout.expectedDir,
+      ...(request.settings.responseCache ? { verdictCacheDir: this.layout.verdictsDir } : {}),
+    });
     try {
       await mkdir(path.dirname(request.runFile), { recursive: true });
       const outcome = await vscode.window.withProgress(
@@ -82,30 +83,15 @@ export class EvaluationRunner implements vscode.Disposable {
           const sub = token.onCancellationRequested(() => controller.abort());
           let reported = 0;
           try {
-            const c = request.config;
-            const result = await evaluate({
+            const result = await evaluate(request.settings, {
               skills: request.skills,
               taskSet: request.taskSet,
               client: request.client,
               model: request.modelName,
               ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}),
               grader,
-              mode: c.retrievalMode,
-              design: c.design,
-              ...(c.design === "rae-only" && c.raeOnlyControl > 0 ? { control: { q: c.raeOnlyControl } } : {}),
-              samples: c.samples,
-              params: {
-                temperature: c.temperature,
-                ...(c.seed !== undefined ? { seed: c.seed } : {}),
-                ...(c.maxTokens !== undefined ? { maxTokens: c.maxTokens } : {}),
-              },
-              maxTurns: c.maxTurns,
-              concurrency: c.concurrency,
-              ...(c.taskLimit !== undefined ? { limit: c.taskLimit } : {}),
               runFile: request.runFile,
               resume: request.resume,
-              alpha: c.alpha,
-              isolation: grader.prepare(c.taskLimit !== undefined ? request.taskSet.tasks.slice(0, c.taskLimit) : request.taskSet.tasks),
               logger: this.logger,
               signal: controller.signal,
               onProgress: (p) => {
@@ -136,16 +122,27 @@ export class EvaluationRunner implements vscode.Disposable {
     }
   }
 
+  /**
+   * Runs other work as this window's one evaluation (Find What Harms): the same lock, `skillFollowing.evaluating`
+   * context, Cancel Evaluation command and grader setup as run(); the body gets the cancel signal and a grader.
+   */
+  async exclusive<T>(label: string, responseCache: boolean, body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
+    if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
+    const controller = new AbortController();
+    this.current = { controller, label };
+    await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
+    const grader = createGrader({ logger: this.logger, distDir: this.distDir, cacheDir: this.layout.expectedDir, ...(responseCache ? { verdictCacheDir: this.layout.verdictsDir } : {}) });
+    try {
+      return await body(controller.signal, grader);
+    } finally {
+      this.current = undefined;
+      await grader.dispose().catch((err: unknown) => this.logger.warn(`grader dispose: ${String(err)}`));
+      await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
+    }
+  }
+
   dispose(): void {
     this.current?.controller.abort();
     this.finishedEmitter.dispose();
   }
-}
-
-/** A run file path that does not exist yet (two evaluations may start within the same millisecond). */
-export function freshRunFile(dir: string, label: string, taskSet: string, model: string): string {
-  const base = path.join(dir, runFileName(label, taskSet, model));
-  let file = base;
-  for (let i = 2; existsSync(file); i++) file = base.replace(/\.jsonl$/, `-${i}.jsonl`);
-  return file;
 }

@@ -5,8 +5,10 @@ import { registerCommands } from "./commands.js";
 import { createConfig } from "./config.js";
 import { SkillDiagnostics, VerdictCodeActions } from "./diagnostics.js";
 import { SkillCodeLenses } from "./codelens.js";
+import { SectionCodeActions, SectionCodeLenses } from "./ablation-ui.js";
+import { SectionResultsStore } from "./section-results.js";
 import { registerEvaluateOnSave } from "./evaluate-flow.js";
-import { EvaluationRunner, workspaceDataDir } from "./evaluation.js";
+import { EvaluationRunner, extensionLayout } from "./evaluation.js";
 import { createLogger } from "./logger.js";
 import { ReportPanels, type ReportHost } from "./report-panel.js";
 import { buildReportModel } from "./report-view-model.js";
@@ -33,8 +35,8 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
     const secrets = createSecrets(ext.secrets, logger);
     const results = new ResultsStore(ext.workspaceState);
     const runs = new RunFiles();
-    const dataDir = workspaceDataDir(vscode.workspace.workspaceFolders?.[0], ext.globalStorageUri);
-    const runner = new EvaluationRunner(logger, path.join(ext.extensionUri.fsPath, "dist"), path.join(dataDir, "cache"));
+    const layout = extensionLayout(vscode.workspace.workspaceFolders?.[0], ext.globalStorageUri);
+    const runner = new EvaluationRunner(logger, path.join(ext.extensionUri.fsPath, "dist"), layout);
     const host: ReportHost = {
       load: async (files) => buildReportModel(await Promise.all(files.map((f) => runs.load(f))), config.get().alpha),
       openTask: (runFile, taskId, sample) => openTaskComparison(runFile, taskId, sample),
@@ -43,9 +45,11 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       },
     };
     const reports = new ReportPanels(ext.extensionUri, host, logger);
-    const diagnostics = new SkillDiagnostics(results, config);
-    const svc: Services = { ext, logger, config, secrets, results, runs, runner, reports, diagnostics, dataDir };
+    const sections = new SectionResultsStore(ext.workspaceState);
+    const diagnostics = new SkillDiagnostics(results, config, sections);
+    const svc: Services = { ext, logger, config, secrets, results, runs, runner, reports, diagnostics, sections, layout };
     const lenses = new SkillCodeLenses(results);
+    const sectionLenses = new SectionCodeLenses(sections, results);
     const skillSelector: vscode.DocumentSelector = { scheme: "file", pattern: "**/SKILL.md" };
 
     ext.subscriptions.push(
@@ -54,6 +58,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       results,
       runner,
       reports,
+      sections,
       diagnostics,
       lenses,
       ...registerCommands(svc),
@@ -61,10 +66,13 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
       vscode.languages.registerCodeLensProvider(skillSelector, lenses),
       vscode.languages.registerCodeActionsProvider(skillSelector, new VerdictCodeActions(), { providedCodeActionKinds: VerdictCodeActions.kinds }),
+      sectionLenses,
+      vscode.languages.registerCodeLensProvider(skillSelector, sectionLenses),
+      vscode.languages.registerCodeActionsProvider(skillSelector, new SectionCodeActions(sections), { providedCodeActionKinds: SectionCodeActions.kinds }),
       registerEvaluateOnSave(svc),
     );
     void vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
-    logger.info(`activated (VS Code ${vscode.version}, workspace data in ${dataDir}, trusted: ${vscode.workspace.isTrusted})`);
+    logger.info(`activated (VS Code ${vscode.version}, workspace data in ${layout.root}, trusted: ${vscode.workspace.isTrusted})`);
     return { services: svc };
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));

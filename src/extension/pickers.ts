@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { taskSetCacheDir } from "../core/layout.js";
 import { TASK_SET_CATALOG } from "../core/tasks/download.js";
 import { COMMANDS } from "./command-ids.js";
 import type { Services } from "./services.js";
@@ -9,7 +10,8 @@ import type { Services } from "./services.js";
 const LAST_TASK_SET = "skillFollowing.lastTaskSet";
 const LAST_MODEL = "skillFollowing.lastModel";
 
-export function taskSetCacheDir(svc: Services): string {
+/** Where versions before the shared task-set cache kept downloads; still offered, so nothing is downloaded twice. */
+function legacyTaskSetDir(svc: Services): string {
   return path.join(svc.ext.globalStorageUri.fsPath, "task-sets");
 }
 
@@ -32,7 +34,9 @@ export async function pickTaskSet(svc: Services): Promise<string | undefined> {
     items.push({ label, description, detail: file, file });
   };
   if (last) add(last, path.basename(last), "last used");
-  for (const e of TASK_SET_CATALOG) add(path.join(taskSetCacheDir(svc), e.name, e.fileName), e.title, `downloaded · ${e.records} tasks`);
+  for (const dir of [taskSetCacheDir(), legacyTaskSetDir(svc)]) {
+    for (const e of TASK_SET_CATALOG) add(path.join(dir, e.name, e.fileName), e.title, `downloaded · ${e.records} tasks`);
+  }
   const found = await vscode.workspace.findFiles("**/*.{jsonl,jsonl.gz}", "**/{node_modules,.skill-following,.git}/**", 50);
   for (const uri of found) add(uri.fsPath, path.basename(uri.fsPath), vscode.workspace.asRelativePath(uri));
   items.push({ label: "$(cloud-download) Download a public task set…", action: "download" }, { label: "$(folder-opened) Browse for a task file…", action: "browse" });

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { REPORT_VIEW_TYPE } from "./command-ids.js";
 import { HostMessageSchema, PROTOCOL_VERSION, WebviewMessageSchema, WebviewStateSchema, type HostMessage, type WebviewMessage } from "../shared/protocol.js";
 import type { ReportView } from "../shared/report-view.js";
+import type { ExportFormat } from "../shared/vocabulary/index.js";
 import type { Report } from "../core/report/schema.js";
 import type { ExtensionLogger } from "./logger.js";
 
@@ -15,7 +16,7 @@ export interface ReportHost {
   /** Builds the report of these run files (re-read from disk): the core model (exports) and its view (webview). */
   load(runFiles: string[]): Promise<{ report: Report; view: ReportView }>;
   openTask(runFile: string, taskId: string, sample: number): Promise<void>;
-  exportReport(panel: ReportPanel, format: "html" | "csv" | "json" | "markdown"): Promise<void>;
+  exportReport(panel: ReportPanel, format: ExportFormat): Promise<void>;
 }
 
 export class ReportPanel implements vscode.Disposable {

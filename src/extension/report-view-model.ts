@@ -2,7 +2,8 @@ import path from "node:path";
 import type { RunFileContents } from "../core/runs/store.js";
 import { buildReport } from "../core/report/build.js";
 import type { Evaluation, Report, Table } from "../core/report/schema.js";
-import type { Estimate, Headline, ReportView, SkillRow, TaskRef } from "../shared/report-view.js";
+import type { AblationInput } from "../core/report/sections.js";
+import type { Estimate, Headline, ReportView, SectionRow, SkillRow, TaskRef } from "../shared/report-view.js";
 
 /**
  * Turns run files into the plain data the report webview, the CodeLens and the diagnostics show. No `vscode`
@@ -13,6 +14,8 @@ import type { Estimate, Headline, ReportView, SkillRow, TaskRef } from "../share
 
 export interface LoadedRun extends RunFileContents {
   file: string;
+  /** Section ablation files written beside this run file (issue 13). */
+  ablations?: AblationInput[];
 }
 
 const est = (t: Table | null, decision: "mid-p" | "exact"): Estimate =>
@@ -24,7 +27,7 @@ export function modelLabel(run: LoadedRun): string {
 
 /** The core report model of these runs (the same numbers the CLI and every export show) and the view of it. */
 export function buildReportModel(runs: LoadedRun[], alpha: number, extraNotes: string[] = []): { report: Report; view: ReportView } {
-  const report = buildReport(runs, { alpha });
+  const report = buildReport(runs, { alpha, ablations: runs.flatMap((r) => r.ablations ?? []) });
   return { report, view: toView(report, runs, alpha, extraNotes) };
 }
 
@@ -75,7 +78,28 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
         })),
     );
 
+  const sections: SectionRow[] = evs.flatMap((ev) =>
+    ev.skills.flatMap((s) =>
+      s.sections.map((x) => ({
+        skill: s.name,
+        ...label(ev),
+        id: x.id,
+        heading: x.heading,
+        startLine: x.startLine,
+        endLine: x.endLine,
+        n: x.table.n,
+        repaired: x.table.repaired,
+        broken: x.table.broken,
+        effect: { value: x.table.effect, low: x.table.ci ? x.table.ci[0] : null, high: x.table.ci ? x.table.ci[1] : null, p: ev.decisionP === "exact" ? x.table.pExact : x.table.pMid },
+        pHolm: x.pHolm,
+        verdict: x.verdict,
+        repairedTasks: x.repairedTasks,
+        brokenTasks: x.brokenTasks,
+      })),
+    ),
+  );
   const notes = [...extraNotes];
+  for (const ev of evs) for (const s of ev.skills) for (const n of s.ablation?.notes ?? []) notes.push(`${s.name}: ${n}`);
   for (const run of runs) {
     for (const w of run.warnings) notes.push(w);
     if (run.header.model.id.startsWith("vscode-lm:")) {
@@ -122,6 +146,7 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
     ...(compare ? { models: evs.map((ev) => ({ model: ev.model, ...headlineOf(ev) })) } : {}),
     points,
     skills,
+    sections,
     rescued: flips("rescued"),
     harmed: flips("harmed"),
     alpha,

@@ -1,4 +1,5 @@
 import type * as vscode from "vscode";
+import type { WorkspaceLayout } from "../core/layout.js";
 import type { ConfigFacade } from "./config.js";
 import type { SkillDiagnostics } from "./diagnostics.js";
 import type { EvaluationRunner } from "./evaluation.js";
@@ -7,6 +8,7 @@ import type { ReportPanels } from "./report-panel.js";
 import type { ResultsStore } from "./results-store.js";
 import type { RunFiles } from "./run-files.js";
 import type { Secrets } from "./secrets.js";
+import type { SectionResultsStore } from "./section-results.js";
 
 /** What activate() builds once and hands to every feature. No module-level mutable state anywhere else. */
 export interface Services {
@@ -19,6 +21,8 @@ export interface Services {
   runner: EvaluationRunner;
   reports: ReportPanels;
   diagnostics: SkillDiagnostics;
-  /** `<workspace>/.skill-following` (run files, response cache). */
-  dataDir: string;
+  /** Find What Harms results per SKILL.md (issue 13). */
+  sections: SectionResultsStore;
+  /** Where run files, reports and caches live (`<workspace>/.skill-following/…`, shared with the CLI). */
+  layout: WorkspaceLayout;
 }

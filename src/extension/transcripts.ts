@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import type { RunRecord } from "../core/runs/types.js";
+import type { Condition } from "../shared/vocabulary/index.js";
 import { TRANSCRIPT_SCHEME } from "./command-ids.js";
 import type { RunFiles } from "./run-files.js";
 
@@ -8,7 +9,7 @@ import type { RunFiles } from "./run-files.js";
  * sees exactly where the skill changed the answer: verdict and failing test first, then the skills returned (with the
  * text the agent received), then every message.
  */
-export function transcriptUri(runFile: string, taskId: string, sample: number, condition: "enabled" | "disabled"): vscode.Uri {
+export function transcriptUri(runFile: string, taskId: string, sample: number, condition: Condition): vscode.Uri {
   const query = new URLSearchParams({ run: runFile, task: taskId, sample: String(sample), condition }).toString();
   const label = taskId.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60) || "task";
   return vscode.Uri.from({ scheme: TRANSCRIPT_SCHEME, path: `/${label} (${condition}).md`, query });

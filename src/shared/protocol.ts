@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ReportViewSchema } from "./report-view.js";
+import { ExportFormatSchema } from "./vocabulary/export-format.js";
 
 /**
  * The one protocol between the extension host and the report webview. Data crosses only as these messages
@@ -26,7 +27,7 @@ export const WebviewMessageSchema = z.discriminatedUnion("type", [
   /** User clicked a rescued/harmed task: host opens the enabled-vs-disabled side-by-side. */
   z.object({ v: V, type: z.literal("openTask"), runFile: z.string(), taskId: z.string(), sample: z.number().int().nonnegative() }),
   /** User clicked an export button: host runs Export Report in that format. */
-  z.object({ v: V, type: z.literal("export"), format: z.enum(["html", "csv", "json", "markdown"]) }),
+  z.object({ v: V, type: z.literal("export"), format: ExportFormatSchema }),
   /** Webview finished rendering a report; lets the host (and tests) know what is on screen and how long it took. */
   z.object({
     v: V,

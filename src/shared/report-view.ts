@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BadgeSchema } from "../core/report/schema.js";
+import { BadgeSchema } from "./vocabulary/index.js";
 
 /**
  * The plain data the report webview renders: what one panel shows, already computed by the host from the core
@@ -50,6 +50,26 @@ export const SkillRowSchema = z.object({
 });
 export type SkillRow = z.infer<typeof SkillRowSchema>;
 
+/** One section of an ablated skill (issue 13): what removing it did, on the skill's ablation tasks. */
+export const SectionRowSchema = z.object({
+  skill: z.string(),
+  model: z.string().optional(),
+  id: z.string(),
+  heading: z.string(),
+  startLine: z.number().int(),
+  endLine: z.number().int(),
+  n: z.number().int(),
+  repaired: z.number().int(),
+  broken: z.number().int(),
+  /** (broken − repaired)/n with its Tango interval and mid-p: the section's contribution (negative = it harms). */
+  effect: EstimateSchema,
+  pHolm: z.number().nullable(),
+  verdict: z.string(),
+  repairedTasks: z.array(z.string()),
+  brokenTasks: z.array(z.string()),
+});
+export type SectionRow = z.infer<typeof SectionRowSchema>;
+
 export const ScatterPointSchema = z.object({
   label: z.string(),
   kind: z.enum(["skill", "model"]),
@@ -96,6 +116,8 @@ export const ReportViewSchema = z.object({
   rescued: z.array(TaskRefSchema),
   harmed: z.array(TaskRefSchema),
   alpha: z.number(),
+  /** Section ablation rows, most harmful first per skill (absent or empty when no ablation ran). */
+  sections: z.array(SectionRowSchema).optional(),
   /** Caveats the reader must see (e.g. "temperature cannot be set for vscode.lm models; use samples > 1"). */
   notes: z.array(z.string()),
 });

@@ -2,8 +2,9 @@ import type { Chart } from "chart.js";
 import { z } from "zod";
 import { HostMessageSchema, PROTOCOL_VERSION, type WebviewMessage } from "../shared/protocol.js";
 import type { ReportView, TaskRef } from "../shared/report-view.js";
+import { ExportFormatSchema, type ExportFormat } from "../shared/vocabulary/export-format.js";
 import { clear, el } from "./dom.js";
-import { renderHeadline, renderRuns, renderSkillTable, renderTaskList } from "./render.js";
+import { renderHeadline, renderRuns, renderSectionTable, renderSkillTable, renderTaskList } from "./render.js";
 import { drawScatter } from "./scatter.js";
 
 /** Report webview entry: receives typed messages from the host, renders with DOM text nodes and chart.js. */
@@ -32,8 +33,8 @@ function render(report: ReportView): void {
   current = report;
   clear(root);
   const exportBar = el("div", { class: "export" });
-  const labels = { html: "HTML", csv: "CSV", json: "JSON", markdown: "Markdown" } as const;
-  for (const format of ["html", "csv", "json", "markdown"] as const) {
+  const labels: Record<ExportFormat, string> = { html: "HTML", csv: "CSV", json: "JSON", markdown: "Markdown" };
+  for (const format of ExportFormatSchema.options) {
     exportBar.append(el("button", { "data-export": format }, `Export ${labels[format]}`));
   }
   const canvas = el("canvas", { id: "scatter-canvas", role: "img", "aria-label": "RAE against aggregate retrieval lift" });
@@ -50,6 +51,15 @@ function render(report: ReportView): void {
       el("div", { class: "chart-box" }, canvas),
     ),
     el("section", { id: "skills" }, el("h2", {}, "Skills, sorted by RAE"), renderSkillTable(report.skills, report.alpha)),
+    report.sections && report.sections.length > 0
+      ? el(
+          "section",
+          { id: "sections" },
+          el("h2", {}, "Which part of the skill harms (section ablation)"),
+          el("p", { class: "hint" }, "Repaired: the full skill failed, the skill without the section passed. Broken: the reverse. Effect = (broken − repaired)/n; negative means the section harms."),
+          renderSectionTable(report.sections, report.alpha),
+        )
+      : null,
     renderTaskList("harmed", "Harmed tasks", report.harmed, "No task was harmed."),
     renderTaskList("rescued", "Rescued tasks", report.rescued, "No task was rescued."),
   ];
@@ -75,9 +85,9 @@ function render(report: ReportView): void {
 root.addEventListener("click", (event) => {
   const target = (event.target as Element).closest("button");
   if (!target || !current) return;
-  const format = target.getAttribute("data-export");
-  if (format === "html" || format === "csv" || format === "json" || format === "markdown") {
-    post({ v: PROTOCOL_VERSION, type: "export", format });
+  const format = ExportFormatSchema.safeParse(target.getAttribute("data-export"));
+  if (format.success) {
+    post({ v: PROTOCOL_VERSION, type: "export", format: format.data });
     return;
   }
   const list = target.getAttribute("data-list");

@@ -1,4 +1,4 @@
-import type { Estimate, ReportView, SkillRow, TaskRef } from "../shared/report-view.js";
+import type { Estimate, ReportView, SectionRow, SkillRow, TaskRef } from "../shared/report-view.js";
 import { interval, pValue, signed } from "../shared/format.js";
 import { el, type Child } from "./dom.js";
 
@@ -159,4 +159,42 @@ export function renderRuns(r: ReportView): HTMLElement {
     );
   }
   return list;
+}
+
+/** Section ablation: one table, most harmful first per skill; headings come from the skill file and are text only. */
+export function renderSectionTable(rows: SectionRow[], alpha: number): HTMLElement {
+  const showSkill = new Set(rows.map((r) => `${r.skill}\u0000${r.model ?? ""}`)).size > 1;
+  const head = el(
+    "tr",
+    {},
+    showSkill ? el("th", {}, "Skill") : null,
+    el("th", {}, "Section"),
+    el("th", { class: "num" }, "Lines"),
+    el("th", { class: "num" }, "Repaired"),
+    el("th", { class: "num" }, "Broken"),
+    el("th", { class: "num" }, "Effect"),
+    el("th", {}, `Interval (${Math.round((1 - alpha) * 100)}%)`),
+    el("th", { class: "num" }, "Holm p"),
+    el("th", {}, "Verdict"),
+  );
+  const body = el("tbody", {});
+  for (const r of rows) {
+    const harmful = r.verdict.startsWith("harms");
+    body.append(
+      el(
+        "tr",
+        { "data-section": r.id, ...(harmful ? { class: "bad" } : {}) },
+        showSkill ? el("td", {}, r.model ? `${r.skill} (${r.model})` : r.skill) : null,
+        el("td", { class: "section-heading" }, r.heading),
+        el("td", { class: "num" }, r.startLine === r.endLine ? String(r.startLine) : `${r.startLine}\u2013${r.endLine}`),
+        el("td", { class: "num section-repaired", title: r.repairedTasks.join(", ") }, String(r.repaired)),
+        el("td", { class: "num section-broken", title: r.brokenTasks.join(", ") }, String(r.broken)),
+        el("td", { class: "num" }, signed(r.effect.value)),
+        el("td", {}, interval(r.effect.low, r.effect.high)),
+        el("td", { class: "num" }, r.pHolm === null ? "n/a" : r.pHolm.toFixed(3)),
+        el("td", {}, el("span", { class: `badge ${harmful ? "harmful" : r.verdict.startsWith("helps") ? "helpful" : "inconclusive"}` }, r.verdict)),
+      ),
+    );
+  }
+  return el("table", { id: "sections-table" }, el("thead", {}, head), body);
 }

@@ -153,16 +153,18 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     assert.equal(facts.rendered.skills, 1);
   });
 
-  it("puts the verdict on the frontmatter with a quick fix, and the numbers in the CodeLens", () => {
+  it("puts the verdict on the name: line with a quick fix, and the numbers in the CodeLens", () => {
     const verdict = (facts.diagnosticsAfterRun as { code: string; severity: string; line: number; message: string }[]).find((d) => d.code.startsWith("evaluation-"));
     assert.ok(verdict);
     assert.equal(verdict.severity, "Warning");
-    assert.equal(verdict.line, 0);
+    assert.equal(verdict.line, 1, "on the `name:` line (line 2 of the file), not across the frontmatter");
     assert.match(verdict.message, /harmed 2 tasks and rescued 1/);
     assert.match(verdict.message, /RAE \u22120\.25 \[/);
     assert.ok(facts.codeActions.some((a: { command: string }) => a.command === "skillFollowing.showHarmedTasks"));
-    assert.match(facts.lensAfterRun[0], /^RAE \u22120\.25 \[\u2212?\d\.\d\d, \u2212?\d\.\d\d\] \u00b7 1 rescued \u00b7 2 harmed$/);
-    assert.ok(!facts.lensAfterRun[0].includes("stale"));
+    const rae = facts.lensAfterRun.find((t: string) => t.startsWith("RAE"));
+    assert.match(rae, /^RAE \u22120\.25 \[\u2212?\d\.\d\d, \u2212?\d\.\d\d\] \u00b7 1 rescued \u00b7 2 harmed$/);
+    assert.ok(!rae.includes("stale"));
+    assert.ok(facts.lensAfterRun.includes("$(search) Find what harms"), "a skill that harmed is offered Find What Harms");
   });
 
   it("grades python tasks in the sandbox started from the extension host", () => {
@@ -208,7 +210,8 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
   });
 
   it("marks the CodeLens stale after an edit", () => {
-    assert.ok(facts.lensStale[0].endsWith(" \u00b7 stale"), facts.lensStale[0]);
+    const rae = facts.lensStale.find((t: string) => t.startsWith("RAE"));
+    assert.ok(rae.endsWith(" \u00b7 stale"), rae);
   });
 
   it("re-evaluates on save, re-issuing only the calls whose input changed", () => {
@@ -220,7 +223,7 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     // Every enabled conversation's first call (skill catalog unchanged) came from the cache.
     assert.equal(s.cachedByCondition.enabled, EXPECTED.n);
     assert.notEqual(s.newRunFile, facts.evaluation.runFile);
-    assert.ok(!facts.lensAfterSave[0].includes("stale"));
+    assert.ok(!facts.lensAfterSave.find((t: string) => t.startsWith("RAE")).includes("stale"));
   });
 
   it("cancels an evaluation keeping finished runs, then resumes it with nothing lost or duplicated", () => {

@@ -1,6 +1,7 @@
 import type { SkillLibrary } from "../retrieval/library.js";
 import type { ChatMessage, ChatRequest, ModelClient, SamplingParams } from "../models/types.js";
-import type { Condition, SkillRef, ToolCallRecord } from "../runs/types.js";
+import type { Condition, SkillRef } from "../../shared/vocabulary/index.js";
+import type { ToolCallRecord } from "./types.js";
 import type { Task } from "../tasks/schema.js";
 import { extractAnswer } from "./extract.js";
 import { systemPrompt, userPrompt } from "./prompts.js";

@@ -1,3 +1,4 @@
+import type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
 import type { Logger } from "../logger.js";
 import type { Task } from "../tasks/schema.js";
 import { createMathGrader } from "./math.js";
@@ -17,13 +18,7 @@ export interface CreateGraderOptions {
   poolSize?: number;
 }
 
-export type Isolation = "process-permission" | "worker-fallback" | "none";
-
-/** What the run header records about the sandbox. */
-export interface SandboxInfo {
-  isolation: Isolation;
-  detail?: string;
-}
+export type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
 
 /**
  * The grader the engine uses: python-function tasks go to the sandboxed Python grader (started lazily, so a math-only
@@ -58,10 +53,7 @@ export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
       if (!tasks.some((t) => t.kind === "python-function")) return { isolation: "none" };
       const py = getPython();
       if (py.isolation !== "process-permission") return { isolation: py.isolation, detail: "worker thread: accident-proof, not attack-proof" };
-      return {
-        isolation: py.isolation,
-        detail: py.network === "namespace" ? "no network (own network namespace)" : "network not isolated (no network namespace on this system)",
-      };
+      return { isolation: py.isolation, detail: py.detail };
     },
     grade(task: Task, answer: string | null, gradeOptions?: GradeOptions): Promise<Verdict> {
       return task.kind === "python-function" ? getPython().grade(task, answer, gradeOptions) : math.grade(task, answer, gradeOptions);

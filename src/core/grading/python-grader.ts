@@ -1,22 +1,29 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { VerdictSchema } from "../../shared/vocabulary/index.js";
 import { InputError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import type { CheckJob, JobResult } from "../sandbox/protocol.js";
 import { HARNESS_PY } from "../sandbox/harness-py.js";
+import type { CheckJob } from "../sandbox/protocol.js";
 import { SandboxPool, type Isolation } from "../sandbox/runner.js";
-import { stringifyJsonLossless } from "../tasks/evalplus-json.js";
 import type { PythonFunctionTask, Task } from "../tasks/schema.js";
+import { CheckDriver, type CheckPlan, type CheckResult } from "./check-driver.js";
+import { assertComparable, checkPlanFor, expectedJobFor, MIN_TIME_LIMIT_MS } from "./check-plan.js";
+
+export { MIN_TIME_LIMIT_MS, TIME_LIMIT_FACTOR } from "./check-plan.js";
+import { JsonFileCache } from "../json-file-cache.js";
+import { ExpectedDriver, ExpectedJobError, ExpectedOutputsSchema, type ExpectedOutputs } from "./expected.js";
 import type { Grader, GradeOptions, Verdict } from "./types.js";
+
+export type { CheckResult } from "./check-driver.js";
+export type { ExpectedOutputs } from "./expected.js";
 
 export interface PythonGraderOptions {
   logger?: Logger;
-  /** Sandbox processes (default 2). */
+  /** Answers checked at once (default 2). */
   poolSize?: number;
   /** Where sandbox-worker.js and pyodide/ are (default: beside the bundle, else <repo>/dist). */
   distDir?: string;
-  /** Folder for expected outputs computed from canonical solutions, keyed by task hash. */
+  /** Folder for expected outputs computed from canonical solutions, keyed by task hash (and the interpreter snapshot). */
   cacheDir?: string;
   /**
    * Folder for verdicts, keyed by task, answer and grading rules, so an unchanged re-run does not re-check
@@ -33,102 +40,71 @@ export interface PythonGraderOptions {
   minTimeLimitMs?: number;
   /** Test hooks passed to the sandbox. */
   graceMs?: number;
+  rssLimitBytes?: number;
   forceFallback?: boolean;
+  /** Red-team tests only: see SandboxOptions.unsafeAllowCodeGeneration. */
+  unsafeAllowCodeGeneration?: boolean;
+  /** Test hook: see SandboxOptions.onDispatch. */
+  onDispatch?: (process: { kill: () => void }) => void;
 }
 
-export interface ExpectedOutputs {
-  expectedPickle: string;
-  timesMs: number[];
-  count: number;
-  /** Inputs whose (huge) expected output is recomputed from the canonical solution at check time. */
-  recompute: number[];
-}
-
-/** EvalPlus: per-input limit max(4 s, 4 × canonical time). */
-export const MIN_TIME_LIMIT_MS = 4000;
-export const TIME_LIMIT_FACTOR = 4;
-// Bump when the harness changes what "expected" holds, so stale disk caches are ignored.
-const EXPECTED_FORMAT = 1;
+// Bump when what "expected" holds changes, so stale disk caches are ignored.
+const EXPECTED_FORMAT = 3;
 // Bump when the rules that turn a sandbox result into a verdict change (the harness's own source is hashed too).
-const VERDICT_FORMAT = 1;
+const VERDICT_FORMAT = 2;
 const HARNESS_HASH = createHash("sha256").update(HARNESS_PY).digest("hex");
 
 /**
  * Failures that can come from the machine rather than the answer: a missed wall-clock deadline on a loaded machine,
  * or a sandbox process that died. They are re-checked once before they count, and never cached.
  */
-function isTransient(r: JobResult): boolean {
-  return r.status !== "pass" && (r.status !== "fail" || r.kind === "timeout" || r.kind === "sandbox");
+function isTransient(r: CheckResult): boolean {
+  return r.status === "fail" && (r.kind === "timeout" || r.kind === "sandbox");
 }
 
 export type PythonGrader = Grader & {
   readonly isolation: Isolation;
   /** Whether the sandbox processes have any network ("namespace": none at all). */
   readonly network: "namespace" | "host";
-  /** Resolves when the sandbox workers are loaded; returns the slowest cold start (ms). */
+  /** The OS confinement in one line, for the run header. */
+  readonly detail: string;
+  /** Resolves when the sandbox is warm; returns the time that took (ms). */
   ready(): Promise<number>;
-  /** Expected outputs of a task (computed once, then cached in memory and in cacheDir). */
+  /** Expected outputs of a task (computed once by a reference process, then cached in memory and in cacheDir). */
   expected(task: PythonFunctionTask): Promise<ExpectedOutputs>;
+  /** The sandbox itself (benchmarks and tests). */
+  readonly pool: SandboxPool;
 };
 
 export function taskHash(task: PythonFunctionTask): string {
   const { expected: _ignored, ...tests } = task.tests;
   return createHash("sha256")
-    .update(JSON.stringify({ f: EXPECTED_FORMAT, code: task.canonicalSolution, entry: task.entryPoint, tests }))
+    .update(JSON.stringify({ f: EXPECTED_FORMAT, harness: HARNESS_HASH, code: task.canonicalSolution, entry: task.entryPoint, tests }))
     .digest("hex");
 }
 
-function inputsOf(task: PythonFunctionTask): { inputsJson?: string; inputsPy?: string } {
-  if (task.tests.inputsPy !== undefined) return { inputsPy: task.tests.inputsPy };
-  return { inputsJson: stringifyJsonLossless([...task.tests.base, ...task.tests.plus]) };
-}
 
-function phasesOf(task: PythonFunctionTask, count: number): Array<{ name: string; count: number }> {
-  if (task.tests.inputsPy !== undefined) return [{ name: "test", count }];
-  return [
-    { name: "base", count: task.tests.base.length },
-    { name: "plus", count: task.tests.plus.length },
-  ].filter((p) => p.count > 0);
-}
 
 export function createPythonGrader(options: PythonGraderOptions = {}): PythonGrader {
   const logger = options.logger ?? silentLogger;
   const taskCapMs = options.taskCapMs ?? 60_000;
   const memoryMb = options.memoryMb ?? 2048;
+  const graceMs = options.graceMs ?? 250;
   const pool = SandboxPool.create({
     logger,
     poolSize: options.poolSize,
     distDir: options.distDir,
     memoryMb,
-    graceMs: options.graceMs,
+    graceMs,
+    ...(options.rssLimitBytes ? { rssLimitBytes: options.rssLimitBytes } : {}),
+    ...(options.cacheDir ? { snapshotCacheDir: options.cacheDir } : {}),
     forceFallback: options.forceFallback,
+    unsafeAllowCodeGeneration: options.unsafeAllowCodeGeneration,
+    ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
   });
   const memo = new Map<string, Promise<ExpectedOutputs>>();
-  const cacheDir = options.cacheDir;
-
-  function readCache(hash: string): ExpectedOutputs | undefined {
-    if (!cacheDir) return undefined;
-    try {
-      const data = JSON.parse(readFileSync(path.join(cacheDir, `${hash}.json`), "utf8")) as ExpectedOutputs & { hash?: string };
-      if (data.hash === hash && typeof data.expectedPickle === "string" && Array.isArray(data.timesMs) && Array.isArray(data.recompute)) return data;
-    } catch {
-      // absent or unreadable: recompute
-    }
-    return undefined;
-  }
-
-  function writeCache(hash: string, value: ExpectedOutputs): void {
-    if (!cacheDir) return;
-    try {
-      mkdirSync(cacheDir, { recursive: true });
-      const file = path.join(cacheDir, `${hash}.json`);
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ hash, ...value }));
-      renameSync(tmp, file);
-    } catch (e) {
-      logger.warn(`could not cache expected outputs in ${cacheDir}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
+  const expectedCache = options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined;
+  const verdictCache = options.verdictCacheDir ? new JsonFileCache(options.verdictCacheDir, VerdictSchema, { logger, name: "verdict cache", onMiss: "checking again" }) : undefined;
 
   const testsHashes = new WeakMap<PythonFunctionTask, string>();
   /** Everything a verdict depends on: the task's code and tests, the answer, the limits, the harness and the runtime. */
@@ -142,69 +118,33 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     return createHash("sha256").update(JSON.stringify({ rules, tests, answer })).digest("hex");
   }
 
-  function verdictFile(key: string): string | undefined {
-    return options.verdictCacheDir ? path.join(options.verdictCacheDir, key.slice(0, 2), `${key}.json`) : undefined;
-  }
-
-  function readVerdict(key: string): Verdict | undefined {
-    const file = verdictFile(key);
-    if (!file) return undefined;
-    try {
-      const data = JSON.parse(readFileSync(file, "utf8")) as { key?: string; verdict?: Verdict };
-      const v = data.verdict;
-      if (data.key === key && v && typeof v.pass === "boolean" && typeof v.reason === "string") return v;
-    } catch {
-      // absent or unreadable: grade
-    }
-    return undefined;
-  }
-
-  function writeVerdict(key: string, verdict: Verdict): void {
-    const file = verdictFile(key);
-    if (!file) return;
-    try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ key, verdict }));
-      renameSync(tmp, file);
-    } catch (e) {
-      logger.warn(`could not cache a verdict in ${options.verdictCacheDir}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-
   async function computeExpected(task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> {
-    const outcome = await pool.run(
-      {
-        mode: "expected",
-        program: task.canonicalSolution,
-        entryPoint: task.entryPoint,
-        ...inputsOf(task),
-        ...(task.tests.deserialize ? { deserialize: task.tests.deserialize } : {}),
-        outputNotNone: task.tests.oracle === "not-none",
-        capMs: options.expectedCapMs ?? 900_000,
-      },
-      { signal },
-    );
-    const r = outcome.result;
-    if (r.status !== "expected") {
+    const capMs = options.expectedCapMs ?? 900_000;
+    const job = expectedJobFor(task, capMs);
+    let r = await pool.runReference(job, new ExpectedDriver(capMs + graceMs), { signal });
+    if (r instanceof ExpectedJobError && r.transient) {
+      logger.info(`${task.id}: computing expected outputs again after "${r.message}"`);
+      r = await pool.runReference(job, new ExpectedDriver(capMs + graceMs), { signal });
+    }
+    if (r instanceof ExpectedJobError) {
       // The task itself is broken (its canonical solution fails): a configuration error, not a verdict.
-      const why = r.status === "fail" ? `${r.kind}: ${r.error ?? ""}` : r.status;
-      throw new InputError(`${task.id}: the canonical solution failed while computing expected outputs (${why})`, {
+      throw new InputError(`${task.id}: the canonical solution failed while computing expected outputs (${r.message})`, {
         hint: "Fix the task's canonicalSolution or its inputs.",
       });
     }
-    return { expectedPickle: r.expectedPickle, timesMs: r.timesMs, count: r.count, recompute: r.recompute };
+    assertComparable(task, r);
+    return r;
   }
 
   function expected(task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> {
     const hash = taskHash(task);
     let p = memo.get(hash);
     if (!p) {
-      const cached = readCache(hash);
+      const cached = expectedCache?.getSync(hash);
       p = cached
         ? Promise.resolve(cached)
         : computeExpected(task, signal).then((v) => {
-            writeCache(hash, v);
+            expectedCache?.setSync(hash, v);
             return v;
           });
       memo.set(hash, p);
@@ -213,55 +153,35 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     return p;
   }
 
+  async function check(job: CheckJob, checkPlan: CheckPlan, signal?: AbortSignal): Promise<CheckResult> {
+    return pool.runAnswer(job, new CheckDriver(checkPlan), { signal });
+  }
+
   async function grade(task: Task, answer: string | null, gradeOptions: GradeOptions = {}): Promise<Verdict> {
     if (task.kind !== "python-function") throw new InputError(`${task.id}: the python grader cannot grade a "${task.kind}" task`);
     if (answer === null || answer.trim() === "") {
       return { pass: false, reason: "no python code block in the answer", failure: { kind: "no-answer" } };
     }
     const key = verdictKey(task, answer);
-    const cached = readVerdict(key);
+    const cached = verdictCache?.getSync(key);
     if (cached) return cached;
     const exp = await expected(task, gradeOptions.signal);
-    const limitsMs = exp.timesMs.map((t) => Math.max(options.minTimeLimitMs ?? MIN_TIME_LIMIT_MS, TIME_LIMIT_FACTOR * t));
-    let start = 0;
-    const phases = phasesOf(task, exp.count).map((p) => {
-      const sum = limitsMs.slice(start, start + p.count).reduce((a, b) => a + b, 0);
-      const reference = exp.timesMs.slice(start, start + p.count).reduce((a, b) => a + b, 0);
-      start += p.count;
-      // EvalPlus: min(per-task cap, sum of limits) + 1 s, for base and plus separately. The 60 s cap was set
-      // for native CPython; Pyodide is 2-3x slower, so it never drops below twice the canonical's own time here
-      // (Mbpp/599 needs ~45 s in the sandbox), or the reference solution itself would fail.
-      return { ...p, capMs: Math.max(Math.min(taskCapMs, sum), 2 * reference) + 1000 };
-    });
-    const job: CheckJob = {
-      mode: "check",
-      ...(task.tests.setup ? { setup: task.tests.setup } : {}),
-      program: answer,
-      entryPoint: task.entryPoint,
-      ...inputsOf(task),
-      ...(task.tests.deserialize ? { deserialize: task.tests.deserialize } : {}),
-      ...(task.tests.reference ? { reference: task.tests.reference } : {}),
-      oracle: task.tests.oracle,
-      atol: task.tests.atol,
-      expectedPickle: exp.expectedPickle,
-      ...(exp.recompute.length > 0 ? { recompute: exp.recompute, canonical: task.canonicalSolution, outputNotNone: task.tests.oracle === "not-none" } : {}),
-      limitsMs,
-      phases,
-    };
-    const first = (await pool.run(job, { signal: gradeOptions.signal })).result;
+    const { job: base, plan: checkPlan } = checkPlanFor(task, exp, { taskCapMs, graceMs, memoryMb, minTimeLimitMs: options.minTimeLimitMs ?? MIN_TIME_LIMIT_MS });
+    const job = { ...base, program: answer };
+    const first = await check(job, checkPlan, gradeOptions.signal);
     let verdict = toVerdict(first, exp.count, memoryMb);
     if (isTransient(first)) {
-      // EvalPlus's limits are wall-clock: a starved machine can fail a correct answer. Check once more (the pool
-      // replaced a killed worker) and let the second attempt decide; a real infinite loop fails twice.
+      // EvalPlus's limits are wall-clock: a starved machine can fail a correct answer. Check once more (on a fresh
+      // process, as always) and let the second attempt decide; a real infinite loop fails twice.
       logger.info(`${task.id}: re-checking once after "${verdict.reason}"`);
-      const second = (await pool.run(job, { signal: gradeOptions.signal })).result;
+      const second = await check(job, checkPlan, gradeOptions.signal);
       const again = toVerdict(second, exp.count, memoryMb);
       verdict = again.pass
         ? { ...again, reason: `${again.reason} (re-checked once after a first attempt failed: ${verdict.reason})` }
         : { ...again, reason: `${again.reason} (on a second attempt too)` };
-      if (!isTransient(second)) writeVerdict(key, verdict);
+      if (!isTransient(second)) verdictCache?.setSync(key, verdict);
     } else {
-      writeVerdict(key, verdict);
+      verdictCache?.setSync(key, verdict);
     }
     return verdict;
   }
@@ -273,6 +193,10 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     get network() {
       return pool.network;
     },
+    get detail() {
+      return pool.detail;
+    },
+    pool,
     ready: () => pool.ready(),
     expected: (task) => expected(task),
     grade,
@@ -280,16 +204,15 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   };
 }
 
-/** Turns a sandbox result into a one-line reason naming the input, expected and actual values. */
-export function toVerdict(r: JobResult, count: number, memoryMb: number): Verdict {
+/** Turns a check result into a one-line reason naming the input, expected and actual values. */
+export function toVerdict(r: CheckResult, count: number, memoryMb: number): Verdict {
   if (r.status === "pass") return { pass: true, reason: `passed all ${count} inputs` };
-  if (r.status !== "fail") return { pass: false, reason: `sandbox returned an unexpected result (${r.status})`, failure: { kind: "sandbox" } };
   const where = r.phase !== undefined && r.index !== undefined ? `${r.phase} input #${r.index}${r.input !== undefined ? ` ${r.input}` : ""}` : undefined;
   const on = where ? ` on ${where}` : "";
   let reason: string;
   switch (r.kind) {
     case "wrong-answer":
-      reason = `${where ?? "an input"}: expected ${r.expected ?? "?"}, got ${r.actual ?? "?"}`;
+      reason = `${where ?? "an input"}: expected ${r.expected ?? "?"}, got ${r.actual ?? "?"}${r.note ? ` (${r.note})` : ""}`;
       break;
     case "timeout":
       reason = `timeout${on}: ${r.error ?? "deadline passed"}`;

@@ -1,19 +1,7 @@
+import type { Verdict } from "../../shared/vocabulary/index.js";
 import type { Task } from "../tasks/schema.js";
 
-/** Why a verdict is what it is. `reason` is one line a person can act on. */
-export interface Verdict {
-  pass: boolean;
-  /** e.g. `plus input #12 (1, [2, 3]): expected 5, got 6`, `timeout after 4.0 s on base input #0`, `no python code block in the answer`. */
-  reason: string;
-  /** Optional structured detail of the first failure (shown in the side-by-side view). */
-  failure?: {
-    input?: string;
-    expected?: string;
-    actual?: string;
-    error?: string;
-    kind: "wrong-answer" | "error" | "timeout" | "memory" | "output-limit" | "no-answer" | "sandbox";
-  };
-}
+export type { Verdict } from "../../shared/vocabulary/index.js";
 
 export interface GradeOptions {
   signal?: AbortSignal;

@@ -28,6 +28,8 @@ export interface OpenAIClientOptions {
   maxRetryAfterMs?: number;
   /** Environment to read OPENAI_API_KEY / OPENAI_BASE_URL from (default process.env); for tests. */
   env?: Record<string, string | undefined>;
+  /** Waits between attempts (default: a timer that a cancel cuts short). Tests inject one to observe backoff without waiting. */
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -60,15 +62,15 @@ function assertUsableBaseUrl(baseURL: string): void {
   try {
     u = new URL(baseURL);
   } catch {
-    throw new ModelConfigError(`The base URL is not a valid URL (${describeEndpoint(baseURL)}).`, { hint: "Use a URL like http://127.0.0.1:11434/v1 or https://api.openai.com/v1.", action: "openSettings" });
+    throw new ModelConfigError(`The base URL is not a valid URL (${describeEndpoint(baseURL)}).`, { hint: "Use a URL like http://127.0.0.1:11434/v1 or https://api.openai.com/v1.", hintIds: ["baseUrl"] });
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new ModelConfigError(`The base URL must start with http:// or https:// (got ${u.protocol}).`, { action: "openSettings" });
+    throw new ModelConfigError(`The base URL must start with http:// or https:// (got ${u.protocol}).`, { hintIds: ["baseUrl"] });
   }
   if (u.username || u.password) {
     throw new ModelConfigError(`The base URL ${describeEndpoint(baseURL)} carries credentials (user:key@host), which HTTP clients refuse.`, {
-      hint: "Remove them from the URL and set the key with OPENAI_API_KEY (CLI) or the Set API Key command (VS Code).",
-      action: "setApiKey",
+      hint: "Remove them from the URL and give the key the way the product keeps keys.",
+      hintIds: ["baseUrl", "apiKey"],
     });
   }
 }
@@ -87,7 +89,7 @@ export function describeEndpoint(baseURL: string): string {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new CancelledError());
     const onAbort = (): void => {
@@ -104,44 +106,18 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const env = options.env ?? process.env;
-  const logger = options.logger ?? silentLogger;
   const baseURL = options.baseURL || env.OPENAI_BASE_URL || DEFAULT_BASE_URL;
   const given = options.apiKey || env.OPENAI_API_KEY;
   assertUsableBaseUrl(baseURL);
   if (!given && !isLocalEndpoint(baseURL)) {
     throw new ModelConfigError(`No API key for ${describeEndpoint(baseURL)}.`, {
-      hint: "Set OPENAI_API_KEY (or use the Set API Key command); local servers on localhost need none.",
-      action: "setApiKey",
+      hint: "Set an API key; local servers on localhost need none.",
+      hintIds: ["apiKey", "baseUrl"],
     });
   }
   const apiKey = given || LOCAL_DUMMY_KEY;
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const maxRetries = Math.max(0, options.maxRetries ?? 6);
-  const stream = options.stream ?? false;
-  const backoff = {
-    baseMs: options.retryBaseMs ?? 500,
-    maxMs: options.maxBackoffMs ?? 20_000,
-    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
-  };
   const endpoint = describeEndpoint(baseURL);
-  const id = `openai-compatible:${options.model}@${endpoint}`;
-  // Whatever a server echoes back, the key never leaves this module in a message.
-  const redact = (text: string): string => (apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text);
-  /**
-   * What we attach as `cause`: name, redacted message, status and errno code only. The SDK's error object
-   * carries the endpoint's parsed error body, where a hostile or careless server may echo the key back in
-   * any field, and people print causes.
-   */
-  const safeCause = (error: unknown): Error | undefined => {
-    if (error === undefined) return undefined;
-    const copy = new Error(redact(error instanceof Error ? error.message : String(error))) as Error & { status?: number; code?: string };
-    copy.name = error instanceof Error ? error.name : "Error";
-    if (error instanceof APIError && error.status !== undefined) copy.status = error.status;
-    const code = errnoCode(error);
-    if (code) copy.code = code;
-    return copy;
-  };
-
   const sdk = new OpenAI({
     apiKey,
     baseURL,
@@ -150,45 +126,149 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     // The SDK logs to console at OPENAI_LOG levels; the core speaks only through our Logger.
     logLevel: "off",
   });
+  const retrier = new Retrier({
+    id: `openai-compatible:${options.model}@${endpoint}`,
+    endpoint,
+    model: options.model,
+    wire: new WireExchange(sdk, options.stream ?? false),
+    redaction: new Redaction(apiKey),
+    timeoutMs,
+    attempts: Math.max(0, options.maxRetries ?? 6) + 1,
+    backoff: { baseMs: options.retryBaseMs ?? 500, maxMs: options.maxBackoffMs ?? 20_000, maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000 },
+    logger: options.logger ?? silentLogger,
+    sleep: options.sleep ?? abortableSleep,
+  });
+  return { id: retrier.id, complete: (request, callOptions) => retrier.complete(request, callOptions) };
+}
 
-  // Reasoning models (OpenAI o-series, gpt-5) refuse max_tokens and want max_completion_tokens; learned from the
-  // first refusal and kept for this client, so each later request goes out right the first time.
-  let completionTokensParam = false;
+/** Whatever a server echoes back, the key never leaves this module in a message. */
+class Redaction {
+  constructor(private readonly apiKey: string) {}
 
-  async function attempt(request: ChatRequest, signal: AbortSignal): Promise<Omit<ChatResponse, "latencyMs">> {
+  text(text: string): string {
+    return this.apiKey.length >= 4 ? text.split(this.apiKey).join("[redacted]") : text;
+  }
+
+  /**
+   * What we attach as `cause`: name, redacted message, status and errno code only. The SDK's error object
+   * carries the endpoint's parsed error body, where a hostile or careless server may echo the key back in
+   * any field, and people print causes.
+   */
+  cause(error: unknown): Error | undefined {
+    if (error === undefined) return undefined;
+    const copy = new Error(this.text(error instanceof Error ? error.message : String(error))) as Error & { status?: number; code?: string };
+    copy.name = error instanceof Error ? error.name : "Error";
+    if (error instanceof APIError && error.status !== undefined) copy.status = error.status;
+    const code = errnoCode(error);
+    if (code) copy.code = code;
+    return copy;
+  }
+
+  /** The server's own words, for the error message; redacted, and short enough for a notification. */
+  serverSays(error: unknown): string {
+    if (!(error instanceof Error) || !error.message) return "";
+    const text = this.text(error.message);
+    return `: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
+  }
+}
+
+/** One HTTP exchange with the SDK, streamed or not. */
+class WireExchange {
+  /**
+   * Reasoning models (OpenAI o-series, gpt-5) refuse max_tokens and want max_completion_tokens; learned from the
+   * first refusal and kept for this client, so each later request goes out right the first time.
+   */
+  completionTokensParam = false;
+
+  constructor(
+    private readonly sdk: OpenAI,
+    private readonly stream: boolean,
+  ) {}
+
+  async send(request: ChatRequest, signal: AbortSignal): Promise<Omit<ChatResponse, "latencyMs">> {
     const body = toWireBody(request);
-    if (completionTokensParam && body.max_tokens !== undefined) {
+    if (this.completionTokensParam && body.max_tokens !== undefined) {
       body.max_completion_tokens = body.max_tokens;
       delete body.max_tokens;
     }
-    if (!stream) {
-      const raw: unknown = await sdk.chat.completions.create({ ...body, stream: false }, { signal });
+    if (!this.stream) {
+      const raw: unknown = await this.sdk.chat.completions.create({ ...body, stream: false }, { signal });
       return fromWireCompletion(raw);
     }
-    const chunks = await sdk.chat.completions.create(
-      { ...body, stream: true, stream_options: { include_usage: true } },
-      { signal },
-    );
+    const chunks = await this.sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
     const acc = new StreamAccumulator();
     for await (const chunk of chunks) acc.add(chunk);
     return acc.finish();
   }
+}
 
-  type Outcome = { ok: true; response: ChatResponse } | { ok: false; failure: Failure; error: unknown };
+type Outcome = { ok: true; response: ChatResponse } | { ok: false; failure: Failure; error: unknown };
+
+interface RetrierConfig {
+  id: string;
+  endpoint: string;
+  model: string;
+  wire: WireExchange;
+  redaction: Redaction;
+  timeoutMs: number;
+  attempts: number;
+  backoff: { baseMs: number; maxMs: number; maxRetryAfterMs: number };
+  logger: Logger;
+  sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+}
+
+/** The one retry layer: attempts under their own deadline, backoff honouring Retry-After, typed final errors. */
+class Retrier {
+  readonly id: string;
+
+  constructor(private readonly c: RetrierConfig) {
+    this.id = c.id;
+  }
+
+  async complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
+    const { c } = this;
+    const userSignal = callOptions.signal;
+    let last: Extract<Outcome, { ok: false }> | undefined;
+    let switched = false;
+    for (let n = 1; n <= c.attempts; n++) {
+      if (userSignal?.aborted) throw new CancelledError();
+      const outcome = await this.attempt(request, n, userSignal);
+      if (outcome.ok) {
+        if (n > 1) c.logger.debug(`model request succeeded on attempt ${n} (${c.id})`);
+        return outcome.response;
+      }
+      last = outcome;
+      const { failure, error } = outcome;
+      if (!switched && request.maxTokens !== undefined && unsupportedParameter(error, "max_tokens")) {
+        // Requests in flight when the first refusal arrived are refused too; each switches once and goes again.
+        switched = true;
+        if (!c.wire.completionTokensParam) c.logger.info(`${c.id} refuses max_tokens; sending max_completion_tokens from now on`);
+        c.wire.completionTokensParam = true;
+        n--; // the refusal was ours to fix, not an attempt at the task
+        continue;
+      }
+      if (!failure.retryable) throw this.refused(request, failure, error);
+      if (n === c.attempts) break;
+      const delay = retryDelayMs(n, failure, c.backoff);
+      c.logger.debug(`model request attempt ${n}/${c.attempts} failed (${failure.summary}); retrying in ${delay} ms`);
+      await c.sleep(delay, userSignal);
+    }
+    throw this.gaveUp(last);
+  }
 
   /** One HTTP exchange under its own deadline; the timer and listener are gone before any backoff starts. */
-  async function runAttempt(request: ChatRequest, n: number, userSignal: AbortSignal | undefined): Promise<Outcome> {
+  private async attempt(request: ChatRequest, n: number, userSignal: AbortSignal | undefined): Promise<Outcome> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, timeoutMs);
+    }, this.c.timeoutMs);
     const onUserAbort = (): void => controller.abort();
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
     const started = performance.now();
     try {
-      const result = await attempt(request, controller.signal);
+      const result = await this.c.wire.send(request, controller.signal);
       return { ok: true, response: { ...result, latencyMs: Math.round(performance.now() - started), attempts: n } };
     } catch (error) {
       if (userSignal?.aborted) throw new CancelledError();
@@ -199,65 +279,35 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     }
   }
 
-  /** The server's own words, for the error message; redacted, and short enough for a notification. */
-  const serverSays = (error: unknown): string => {
-    if (!(error instanceof Error) || !error.message) return "";
-    const text = redact(error.message);
-    return `: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
-  };
-
-  async function complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
-    const userSignal = callOptions.signal;
-    const attempts = maxRetries + 1;
-    let last: Extract<Outcome, { ok: false }> | undefined;
-    let switched = false;
-    for (let n = 1; n <= attempts; n++) {
-      if (userSignal?.aborted) throw new CancelledError();
-      const outcome = await runAttempt(request, n, userSignal);
-      if (outcome.ok) {
-        if (n > 1) logger.debug(`model request succeeded on attempt ${n} (${id})`);
-        return outcome.response;
-      }
-      last = outcome;
-      const { failure, error } = outcome;
-      if (!switched && request.maxTokens !== undefined && unsupportedParameter(error, "max_tokens")) {
-        // Requests in flight when the first refusal arrived are refused too; each switches once and goes again.
-        switched = true;
-        if (!completionTokensParam) logger.info(`${id} refuses max_tokens; sending max_completion_tokens from now on`);
-        completionTokensParam = true;
-        n--; // the refusal was ours to fix, not an attempt at the task
-        continue;
-      }
-      if (!failure.retryable && request.temperature !== undefined && unsupportedParameter(error, "temperature")) {
-        throw new ModelRequestError(`Model request to ${endpoint} failed (${failure.summary})${serverSays(error)}`, failure.status, {
-          hint: `${options.model} accepts only its default temperature. Run without a temperature (or with temperature 1) and with samples of 3 or more, so the report can tell an effect from sampling noise.`,
-          action: "openSettings",
-          cause: safeCause(error),
-        });
-      }
-      if (!failure.retryable) {
-        throw new ModelRequestError(`Model request to ${endpoint} failed (${failure.summary})${serverSays(error)}`, failure.status, {
-          ...(failure.hint === undefined ? {} : { hint: failure.hint }),
-          ...(failure.action === undefined ? {} : { action: failure.action }),
-          cause: safeCause(error),
-        });
-      }
-      if (n === attempts) break;
-      const delay = retryDelayMs(n, failure, backoff);
-      logger.debug(`model request attempt ${n}/${attempts} failed (${failure.summary}); retrying in ${delay} ms`);
-      await sleep(delay, userSignal);
+  /** A failure no retry can fix (400, 401, 404 …): the error says why and what to change. */
+  private refused(request: ChatRequest, failure: Failure, error: unknown): ModelRequestError {
+    const { c } = this;
+    const message = `Model request to ${c.endpoint} failed (${failure.summary})${c.redaction.serverSays(error)}`;
+    if (request.temperature !== undefined && unsupportedParameter(error, "temperature")) {
+      return new ModelRequestError(message, failure.status, {
+        hint: `${c.model} accepts only its default temperature. Run without a temperature (or with temperature 1) and with samples of 3 or more, so the report can tell an effect from sampling noise.`,
+        hintIds: ["temperature", "samples"],
+        cause: c.redaction.cause(error),
+      });
     }
-    const summary = last?.failure.summary ?? "unknown";
-    logger.warn(`model request to ${endpoint} failed after ${attempts} attempts (${summary})`);
-    throw new ModelRequestError(`Model request to ${endpoint} failed after ${attempts} attempts (${summary})${serverSays(last?.error)}`, last?.failure.status, {
-      hint:
-        last?.failure.kind === "connection"
-          ? `Nothing answered at ${endpoint}: check the server is running and the base URL is right.`
-          : "The endpoint kept failing: check it is running and reachable, or lower the concurrency.",
-      action: "showLog",
-      cause: safeCause(last?.error),
+    return new ModelRequestError(message, failure.status, {
+      ...(failure.hint === undefined ? {} : { hint: failure.hint }),
+      ...(failure.hintIds === undefined ? {} : { hintIds: failure.hintIds }),
+      cause: c.redaction.cause(error),
     });
   }
 
-  return { id, complete };
+  private gaveUp(last: Extract<Outcome, { ok: false }> | undefined): ModelRequestError {
+    const { c } = this;
+    const summary = last?.failure.summary ?? "unknown";
+    c.logger.warn(`model request to ${c.endpoint} failed after ${c.attempts} attempts (${summary})`);
+    const connection = last?.failure.kind === "connection";
+    return new ModelRequestError(`Model request to ${c.endpoint} failed after ${c.attempts} attempts (${summary})${c.redaction.serverSays(last?.error)}`, last?.failure.status, {
+      hint: connection
+        ? `Nothing answered at ${c.endpoint}: check the server is running and the base URL is right.`
+        : "The endpoint kept failing: check it is running and reachable, or lower the concurrency.",
+      hintIds: connection ? ["baseUrl", "log"] : ["concurrency", "log"],
+      cause: c.redaction.cause(last?.error),
+    });
+  }
 }

@@ -3,7 +3,7 @@
  * off). Classification uses the SDK's error classes and the HTTP status, never message text.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type { ErrorAction } from "../errors.js";
+import type { HintId } from "../errors.js";
 import { MalformedResponseError, TruncatedStreamError } from "./wire.js";
 
 export type FailureKind =
@@ -24,7 +24,7 @@ export interface Failure {
   /** Short description for logs and the final error; never contains the request or the key. */
   summary: string;
   hint?: string;
-  action?: ErrorAction;
+  hintIds?: readonly HintId[];
 }
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
@@ -56,19 +56,19 @@ export function parseRetryAfter(headers: Headers | undefined, now = Date.now()):
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function hintFor(status: number): { hint: string; action?: ErrorAction } {
+function hintFor(status: number): { hint: string; hintIds: readonly HintId[] } {
   switch (status) {
     case 401:
-      return { hint: "The endpoint rejected the API key: set a valid key (OPENAI_API_KEY or the Set API Key command).", action: "setApiKey" };
+      return { hint: "The endpoint rejected the API key: set a valid key.", hintIds: ["apiKey"] };
     case 403:
-      return { hint: "The key is not allowed to use this model or endpoint: check the key's project and permissions.", action: "setApiKey" };
+      return { hint: "The key is not allowed to use this model or endpoint: check the key's project and permissions.", hintIds: ["apiKey"] };
     case 404:
-      return { hint: "Check the model name and the base URL (it usually ends with /v1).", action: "openSettings" };
+      return { hint: "Check the model name and the base URL (it usually ends with /v1).", hintIds: ["model", "baseUrl"] };
     case 400:
     case 422:
-      return { hint: "The endpoint refused the request: check the model supports tool calls and the sampling parameters.", action: "showLog" };
+      return { hint: "The endpoint refused the request: check the model supports tool calls and the sampling parameters.", hintIds: ["log"] };
     default:
-      return { hint: "See the log for the endpoint's answer.", action: "showLog" };
+      return { hint: "See the log for the endpoint's answer.", hintIds: ["log"] };
   }
 }
 

@@ -1,6 +1,8 @@
 /** The plain-data report model and its renderers. No I/O, no vscode: CLI, extension and webview share it. */
 export * from "./schema.js";
 export { buildReport, type BuildOptions, type RunInput } from "./build.js";
+export * from "./sections-schema.js";
+export { attachSections, sectionsByHarm, INTERACTIONS_NOTE, type AblationInput } from "./sections.js";
 export { failOn, type FailOnMode } from "./fail-on.js";
 export { renderJson } from "./render-json.js";
 export { renderText } from "./render-text.js";

@@ -5,6 +5,7 @@
  */
 import type { Evaluation, Report } from "./schema.js";
 import { escapeHtml as h, interval, pValue, pct, signed, sortedSkills, subsetRows, title, verdict } from "./format.js";
+import { sectionsHtml } from "./render-sections.js";
 import { scatterSvg } from "./render-svg.js";
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'";
@@ -67,6 +68,7 @@ ${subsets}
 <tbody>
 ${skills}
 </tbody></table>
+${sectionsHtml(e)}
 ${figure ? `<h3>Lift against RAE</h3>\n<p class="muted">Shaded quadrants: lift and RAE disagree in sign (the paradox). Diamond: all skills together.</p>\n${figure}` : ""}
 <h3>Rescued and harmed tasks</h3>
 ${rows ? `<table><thead><tr><th>task</th><th>outcome</th><th>skills returned</th><th>enabled verdict</th><th>disabled verdict</th></tr></thead><tbody>\n${rows}\n</tbody></table>` : "<p class=\"muted\">none</p>"}

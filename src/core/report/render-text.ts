@@ -1,5 +1,6 @@
 /** Plain-text rendering for terminals: one block per evaluation, aligned columns, no colour codes. */
 import type { Evaluation, Report, Table } from "./schema.js";
+import { sectionsText } from "./render-sections.js";
 import { fmt, interval, pValue, pct, signed, sortedSkills, subsetRows, title, verdict } from "./format.js";
 
 function columns(rows: string[][]): string[] {
@@ -54,6 +55,7 @@ function evaluationText(e: Evaluation): string {
     if (s.rescuedTasks.length + s.harmedTasks.length === 0) continue;
     out.push(`  ${safe(s.name)}: rescued ${s.rescuedTasks.map(safe).join(", ") || "none"}; harmed ${s.harmedTasks.map(safe).join(", ") || "none"}`);
   }
+  out.push(...sectionsText(e, columns, safe));
   if (e.tasks.incomplete > 0) out.push(`incomplete (left out): ${e.tasks.incompleteIds.map(safe).join(", ")}`);
   return out.join("\n");
 }

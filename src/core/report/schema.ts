@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { BadgeSchema, DesignSchema, RetrievalModeSchema, SandboxInfoSchema, SkillRefSchema, StopWhenSchema } from "../../shared/vocabulary/index.js";
+import { SectionPairResultSchema, SectionResultSchema, SkillAblationSchema } from "./sections-schema.js";
 
 /**
  * The one report model (issue 2 "CLI contract" + issue 4). Plain data: the CLI renders it as text, JSON, markdown,
@@ -40,9 +42,6 @@ export const TableSchema = z.object({
 });
 export type Table = z.infer<typeof TableSchema>;
 
-export const BadgeSchema = z.enum(["helpful", "harmful", "inconclusive", "not-retrieved"]);
-export type Badge = z.infer<typeof BadgeSchema>;
-
 export const SkillResultSchema = z.object({
   name: z.string(),
   contentHash: z.string(),
@@ -67,6 +66,12 @@ export const SkillResultSchema = z.object({
   lift: z.number().nullable(),
   /** lift and this skill's RAE have opposite signs. */
   paradox: z.boolean(),
+  /** Section ablation (issue 13; sections-schema.ts): most harmful first; empty when no ablation ran. */
+  sections: z.array(SectionResultSchema),
+  /** `--ablate-pairs`: the pairs among the 3 most harmful sections. */
+  sectionPairs: z.array(SectionPairResultSchema),
+  /** Which ablation files, on which tasks, and the notes every renderer shows; null when no ablation ran. */
+  ablation: SkillAblationSchema.nullable(),
 });
 export type SkillResult = z.infer<typeof SkillResultSchema>;
 
@@ -76,7 +81,7 @@ export const TaskRowSchema = z.object({
   yEnabled: z.boolean(),
   yDisabled: z.boolean(),
   /** Skills returned to the enabled run(s). */
-  retrieved: z.array(z.object({ name: z.string(), contentHash: z.string() })),
+  retrieved: z.array(SkillRefSchema),
   enabledReason: z.string(),
   disabledReason: z.string(),
   /** Pass rates over all samples when samples > 1. */
@@ -100,7 +105,7 @@ export const EvaluationSchema = z.object({
   model: z.string(),
   /** Task-set name (hash and file below). */
   taskSet: z.string(),
-  mode: z.enum(["catalog", "search"]),
+  mode: RetrievalModeSchema,
   samples: z.number().int().positive(),
   /** All complete pairs (→ OAE). Null in the RAE-only design, where it is not estimable. */
   overall: TableSchema.nullable(),
@@ -115,7 +120,7 @@ export const EvaluationSchema = z.object({
   modelId: z.string(),
   taskSetHash: z.string(),
   taskSetFile: z.string(),
-  design: z.enum(["paired", "rae-only"]),
+  design: DesignSchema,
   alpha: z.number(),
   /** Which p-value decides: "mid-p" (default) or "exact" (--exact). */
   decisionP: z.enum(["mid-p", "exact"]),
@@ -124,7 +129,7 @@ export const EvaluationSchema = z.object({
   toolVersion: z.string(),
   promptVersion: z.string(),
   /** Weakest isolation across the merged runs. */
-  sandbox: z.object({ isolation: z.enum(["process-permission", "worker-fallback", "none"]), detail: z.string().optional() }),
+  sandbox: SandboxInfoSchema,
   /** Tasks in the run(s); complete = both sides present (by design in RAE-only); incomplete = left out of all tables. */
   tasks: z.object({ planned: z.number().int(), complete: z.number().int(), incomplete: z.number().int(), incompleteIds: z.array(z.string()) }),
   metrics: z.object({
@@ -165,7 +170,7 @@ export const EvaluationSchema = z.object({
   }),
   stopping: z
     .object({
-      rule: z.enum(["never", "decided"]),
+      rule: StopWhenSchema,
       reason: z.string().nullable(),
       decided: z.enum(["helpful", "harmful"]).nullable(),
       eHelp: z.number(),

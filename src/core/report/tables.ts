@@ -1,6 +1,7 @@
 /** Turns stats' table analysis into the report's table shape, and per-skill multiplicity into badges. */
 import { analyzeTable, benjaminiHochberg, holm, type PairedCounts } from "../stats/index.js";
-import type { Badge, Table } from "./schema.js";
+import type { Badge } from "../../shared/vocabulary/index.js";
+import type { Table } from "./schema.js";
 
 export function toTable(t: PairedCounts, alpha: number, exact: boolean): Table {
   const an = analyzeTable(t, alpha, exact);

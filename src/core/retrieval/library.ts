@@ -1,7 +1,7 @@
 import MiniSearch from "minisearch";
 import type { Skill } from "../skills/types.js";
 import type { ToolCall, ToolDefinition } from "../models/types.js";
-import type { RetrievalMode, SkillRef } from "../runs/types.js";
+import { DEFAULT_SEARCH, type RetrievalMode, type SearchOptions, type SkillRef } from "../../shared/vocabulary/index.js";
 
 /**
  * The skill tools offered to the agent in the enabled condition, and what counts as a retrieval:
@@ -10,14 +10,6 @@ import type { RetrievalMode, SkillRef } from "../runs/types.js";
  * - search: `search_skills(query)` returns the top-k skills scoring above a threshold (BM25 via MiniSearch);
  *   at least one skill returned is a retrieval, an empty result is not.
  */
-export interface SearchOptions {
-  topK: number;
-  /** Minimum MiniSearch (BM25+) score for a skill to be returned. */
-  threshold: number;
-}
-
-export const DEFAULT_SEARCH: SearchOptions = { topK: 3, threshold: 0 };
-
 export interface ToolOutcome {
   /** The text returned to the model as the tool message. */
   content: string;
@@ -30,10 +22,16 @@ export class SkillLibrary {
   private readonly byName = new Map<string, Skill>();
   private index: MiniSearch<{ id: number; name: string; description: string; body: string }> | undefined;
 
+  /**
+   * `servedBody` (section ablation) replaces the body a load or search returns, while the catalog, the search index
+   * and the retrieval refs stay those of the full skill: everything before the skill text reaches the model is
+   * unchanged, so those requests are byte-identical and come from the response cache.
+   */
   constructor(
     readonly skills: readonly Skill[],
     readonly mode: RetrievalMode,
     readonly search: SearchOptions = DEFAULT_SEARCH,
+    private readonly servedBody?: (skill: Skill) => string,
   ) {
     for (const s of skills) this.byName.set(s.name, s);
   }
@@ -105,7 +103,7 @@ export class SkillLibrary {
       const names = [...this.byName.keys()].sort().join(", ");
       return refuse(`no skill named '${name}'. Available skills: ${names || "(none)"}`);
     }
-    return { content: formatSkill(skill), retrieved: [{ name: skill.name, contentHash: skill.contentHash }] };
+    return { content: this.format(skill), retrieved: [{ name: skill.name, contentHash: skill.contentHash }] };
   }
 
   private find(query: string): ToolOutcome {
@@ -116,9 +114,13 @@ export class SkillLibrary {
     if (hits.length === 0) return { content: "No skills matched the query.", retrieved: [] };
     const skills = hits.map((h) => this.skills[h.id as number]!);
     return {
-      content: skills.map(formatSkill).join("\n\n---\n\n"),
+      content: skills.map((s) => this.format(s)).join("\n\n---\n\n"),
       retrieved: skills.map((s) => ({ name: s.name, contentHash: s.contentHash })),
     };
+  }
+
+  private format(skill: Skill): string {
+    return formatSkill(this.servedBody ? { ...skill, body: this.servedBody(skill) } : skill);
   }
 
   private getIndex() {

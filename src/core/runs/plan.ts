@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { mulberry32 } from "../stats/bootstrap.js";
 import type { Task } from "../tasks/schema.js";
-import { runKey, type Condition, type RunRecord } from "./types.js";
+import type { Condition, ControlSample, Design } from "../../shared/vocabulary/index.js";
+import { runKey, type RunRecord } from "./types.js";
 
 /** One model run to perform: a task in a condition, for one sample index. */
 export interface Job {
@@ -9,14 +10,6 @@ export interface Job {
   task: Task;
   condition: Condition;
   sample: number;
-}
-
-export type Design = "paired" | "rae-only";
-
-/** The RAE-only design's control sample: a fraction q of tasks, chosen by a seeded hash of the task id. */
-export interface ControlSample {
-  q: number;
-  seed: number;
 }
 
 /** Whether a task is in the control sample: sha256(seed:id) read as a uniform number in [0, 1), below q. */

@@ -1,4 +1,5 @@
 import { SequentialMonitor, type MonitorState, type PairOutcomeKind } from "../stats/index.js";
+import type { Design } from "../../shared/vocabulary/index.js";
 import type { RunRecord } from "./types.js";
 
 /**
@@ -19,7 +20,7 @@ export class StopMonitor {
 
   constructor(
     private readonly taskOrder: readonly string[],
-    private readonly design: "paired" | "rae-only",
+    private readonly design: Design,
     alpha: number,
   ) {
     this.monitor = new SequentialMonitor({ alpha, scope: "retrieved" });

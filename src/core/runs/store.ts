@@ -1,7 +1,7 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, statSync, writeSync, createReadStream } from "node:fs";
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { InputError, located } from "../errors.js";
+import { readLines, type RawLine } from "../line-reader.js";
 import { RunHeaderSchema, RunRecordSchema, StopRecordSchema, type RunHeader, type RunRecord, type StopRecord } from "./types.js";
 
 export interface RunFileContents {
@@ -14,31 +14,69 @@ export interface RunFileContents {
 
 const MAX_LISTED_WARNINGS = 100;
 
+export interface ReadRunFileOptions {
+  /**
+   * Longer lines are skipped with a warning, never held in memory. Default 64 MB: a record holds one run's whole
+   * transcript, a few hundred KB at most in practice.
+   */
+  maxLineBytes?: number;
+  /** Past this many bytes the read fails. Default 2 GB (the records are all held in memory anyway). */
+  maxBytes?: number;
+}
+
 /**
  * Reads a run file. A torn last line (a crash mid-write) is ignored with a warning; any other bad line is
  * skipped with a located warning (the first 100 listed, the rest counted); a missing or invalid header is an InputError.
  */
-export async function readRunFile(file: string): Promise<RunFileContents> {
+export async function readRunFile(file: string, options: ReadRunFileOptions = {}): Promise<RunFileContents> {
   if (!existsSync(file)) throw new InputError(`${file}: no such run file`, { file });
   // A folder, FIFO or device is not a run file: reading one fails with a raw EISDIR, blocks or never ends.
   if (!statSync(file).isFile()) throw new InputError(`${file}: not a run file (not a regular file)`, { file });
-  const warnings: string[] = [];
-  const records: RunRecord[] = [];
-  const stops: StopRecord[] = [];
-  let header: RunHeader | undefined;
-  let lineNo = 0;
-  let pending: { line: number; text: string } | undefined;
-  // A damaged file can have millions of bad lines: list the first ones, count the rest (memory and stderr stay small).
-  let unlisted = 0;
-  const warn = (w: string) => {
-    if (warnings.length < MAX_LISTED_WARNINGS) warnings.push(w);
-    else unlisted++;
-  };
-  /** First line that is not JSON: where to point when no header turns up. */
-  let firstBadLine: number | undefined;
-  const endsWithNewline = fileEndsWithNewline(file);
+  const maxLineBytes = options.maxLineBytes ?? 64 * 2 ** 20;
+  const parser = new RunFileParser(file, fileEndsWithNewline(file), maxLineBytes);
+  let pending: RawLine | undefined;
+  // One line of lookahead: only the last line can be torn.
+  for await (const raw of readLines(file, { maxLineBytes, maxDecompressedBytes: options.maxBytes ?? 2 * 2 ** 30 })) {
+    if (pending) parser.line(pending, false);
+    pending = raw;
+  }
+  if (pending) parser.line(pending, true);
+  return parser.finish();
+}
 
-  const handle = (line: number, text: string, isLast: boolean) => {
+/** Turns the lines of one run file into its contents, collecting located warnings. */
+class RunFileParser {
+  private readonly warnings: string[] = [];
+  private readonly records: RunRecord[] = [];
+  private readonly stops: StopRecord[] = [];
+  private header: RunHeader | undefined;
+  // A damaged file can have millions of bad lines: list the first ones, count the rest (memory and stderr stay small).
+  private unlisted = 0;
+  /** First line that is not JSON: where to point when no header turns up. */
+  private firstBadLine: number | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly endsWithNewline: boolean,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  private warn(w: string): void {
+    if (this.warnings.length < MAX_LISTED_WARNINGS) this.warnings.push(w);
+    else this.unlisted++;
+  }
+
+  line(raw: RawLine, isLast: boolean): void {
+    const { file } = this;
+    const torn = isLast && !this.endsWithNewline;
+    if (!("text" in raw)) {
+      this.firstBadLine ??= raw.line;
+      if (torn) this.warn(located(file, raw.line, "torn last line ignored (the run was interrupted while writing it)"));
+      else if ("tooLong" in raw) this.warn(located(file, raw.line, `line is ${raw.tooLong} bytes, over the ${this.maxLineBytes}-byte line limit; skipped`));
+      else this.warn(located(file, raw.line, "not valid UTF-8; line skipped"));
+      return;
+    }
+    const text = raw.text;
     if (text.trim() === "") return;
     let value: unknown;
     // Every record is an object: other lines are refused without JSON.parse (a thrown exception per junk line
@@ -51,44 +89,47 @@ export async function readRunFile(file: string): Promise<RunFileContents> {
       }
     }
     if (value === undefined) {
-      firstBadLine ??= line;
-      if (isLast && !endsWithNewline) warn(located(file, line, "torn last line ignored (the run was interrupted while writing it)"));
-      else warn(located(file, line, "not valid JSON; line skipped"));
+      this.firstBadLine ??= raw.line;
+      this.warn(located(file, raw.line, torn ? "torn last line ignored (the run was interrupted while writing it)" : "not valid JSON; line skipped"));
       return;
     }
+    this.value(raw.line, value);
+  }
+
+  private value(line: number, value: unknown): void {
+    const { file } = this;
     const type = (value as { type?: unknown }).type;
     if (line === 1 || type === "header") {
       const parsed = RunHeaderSchema.safeParse(value);
       if (!parsed.success) {
         throw new InputError(located(file, line, `not a Skill Following run file header (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`), { file, line });
       }
-      if (!header) header = parsed.data;
+      this.header ??= parsed.data;
       return;
     }
     const schema = type === "stop" ? StopRecordSchema : RunRecordSchema;
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      warn(located(file, line, `invalid ${String(type)} record (${issue?.path.join(".")}: ${issue?.message}); line skipped`));
+      this.warn(located(file, line, `invalid ${String(type)} record (${issue?.path.join(".")}: ${issue?.message}); line skipped`));
       return;
     }
-    if (parsed.data.type === "stop") stops.push(parsed.data);
-    else records.push(parsed.data as RunRecord);
-  };
+    if (parsed.data.type === "stop") this.stops.push(parsed.data);
+    else this.records.push(parsed.data as RunRecord);
+  }
 
-  const rl = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
-  for await (const text of rl) {
-    lineNo++;
-    if (pending) handle(pending.line, pending.text, false);
-    pending = { line: lineNo, text };
+  finish(): RunFileContents {
+    const { file } = this;
+    if (this.unlisted > 0) this.warnings.push(`${file}: ${this.unlisted} more bad lines not listed`);
+    if (!this.header && this.firstBadLine !== undefined) {
+      throw new InputError(located(file, this.firstBadLine, "not a Skill Following run file: no valid header line (not JSON lines, or cut off while its header was written)"), {
+        file,
+        line: this.firstBadLine,
+      });
+    }
+    if (!this.header) throw new InputError(`${file}: empty run file (no header line)`, { file });
+    return { header: this.header, records: dedupe(this.records), stops: this.stops, warnings: this.warnings };
   }
-  if (pending) handle(pending.line, pending.text, true);
-  if (unlisted > 0) warnings.push(`${file}: ${unlisted} more bad lines not listed`);
-  if (!header && firstBadLine !== undefined) {
-    throw new InputError(located(file, firstBadLine, "not a Skill Following run file: no valid header line (not JSON lines, or cut off while its header was written)"), { file, line: firstBadLine });
-  }
-  if (!header) throw new InputError(`${file}: empty run file (no header line)`, { file });
-  return { header, records: dedupe(records), stops, warnings };
 }
 
 /** Later records with the same key win (a resumed run may rewrite nothing, but be safe). */
@@ -150,8 +191,8 @@ export class RunWriter {
       mkdirSync(path.dirname(file), { recursive: true });
       fd = openSync(file, "wx");
     } catch (e) {
-      // A bad --out (parent is a file, no permission, read-only disk) is the user's input, not a crash.
-      throw new InputError(`${file}: cannot create the run file: ${(e as Error).message}; choose another --out`, { file, cause: e });
+      // A bad run-file path (parent is a file, no permission, read-only disk) is the user's input, not a crash.
+      throw new InputError(`${file}: cannot create the run file: ${(e as Error).message}`, { file, cause: e, hint: "Choose another run file.", hintIds: ["runFile"] });
     }
     const writer = new RunWriter(file, fd);
     writer.writeLine(header);

@@ -1,4 +1,9 @@
 import { z } from "zod";
+import {
+  ConditionSchema, ControlSampleSchema, DesignSchema, RetrievalModeSchema, SandboxInfoSchema, SearchOptionsSchema, SkillRefSchema,
+  StopWhenSchema, VerdictSchema, type Condition,
+} from "../../shared/vocabulary/index.js";
+import { ToolCallRecordSchema } from "../agent/types.js";
 
 /**
  * The run file: append-only JSONL in `.skill-following/runs/`. Line 1 is a header; then one `run` record per
@@ -6,15 +11,6 @@ import { z } from "zod";
  * the report model, the CLI and the extension. Bump RUN_FORMAT_VERSION on any incompatible change.
  */
 export const RUN_FORMAT_VERSION = 1;
-
-export const ConditionSchema = z.enum(["enabled", "disabled"]);
-export type Condition = z.infer<typeof ConditionSchema>;
-
-export const RetrievalModeSchema = z.enum(["catalog", "search"]);
-export type RetrievalMode = z.infer<typeof RetrievalModeSchema>;
-
-export const SkillRefSchema = z.object({ name: z.string(), contentHash: z.string() });
-export type SkillRef = z.infer<typeof SkillRefSchema>;
 
 export const RunHeaderSchema = z.object({
   type: z.literal("header"),
@@ -37,43 +33,17 @@ export const RunHeaderSchema = z.object({
   /** sha256 over the sorted `name:contentHash` lines of the library. */
   skillLibraryHash: z.string(),
   mode: RetrievalModeSchema,
-  design: z.enum(["paired", "rae-only"]),
-  search: z.object({ topK: z.number().int().positive(), threshold: z.number() }).optional(),
+  design: DesignSchema,
+  search: SearchOptionsSchema.optional(),
   promptVersion: z.string(),
   /** How generated code was isolated: a permission-model child process, or the weaker worker fallback. */
-  sandbox: z.object({ isolation: z.enum(["process-permission", "worker-fallback", "none"]), detail: z.string().optional() }),
-  stopWhen: z.enum(["never", "decided"]).default("never"),
+  sandbox: SandboxInfoSchema,
+  stopWhen: StopWhenSchema.default("never"),
   shuffleSeed: z.number().int().optional(),
-  /**
-   * RAE-only design: a random control sample (fraction q, chosen by a seeded hash of the task id, so fixed before
-   * any run) whose disabled runs are made whatever the enabled run does, so NRAE is estimable and A0 testable.
-   */
-  control: z.object({ q: z.number().gt(0).lte(1), seed: z.number().int() }).optional(),
+  /** RAE-only design: the control sample (see ControlSampleSchema). */
+  control: ControlSampleSchema.optional(),
 });
 export type RunHeader = z.infer<typeof RunHeaderSchema>;
-
-export const ToolCallRecordSchema = z.object({
-  name: z.string(),
-  arguments: z.string(),
-  /** True when the call returned at least one skill (a retrieval event). */
-  retrieved: z.array(SkillRefSchema),
-  error: z.string().optional(),
-});
-export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
-
-export const VerdictSchema = z.object({
-  pass: z.boolean(),
-  reason: z.string(),
-  failure: z
-    .object({
-      input: z.string().optional(),
-      expected: z.string().optional(),
-      actual: z.string().optional(),
-      error: z.string().optional(),
-      kind: z.enum(["wrong-answer", "error", "timeout", "memory", "output-limit", "no-answer", "sandbox"]),
-    })
-    .optional(),
-});
 
 /** A transcript message as stored (OpenAI chat shape, tool calls flattened). */
 export const TranscriptMessageSchema = z.object({

@@ -1,20 +1,41 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { SkillFollowingError } from "../errors.js";
 
 /** How generated code is contained; recorded in the run header. */
 export type Isolation = "process-permission" | "worker-fallback";
 
+/**
+ * The OS layer around each sandbox process, strongest first:
+ * - `bubblewrap`: own PID, mount, IPC, UTS and network namespaces; a private root where only the system's library
+ *   folders, the node binary, the Pyodide runtime and the snapshot are visible, read-only; an empty tmpfs as the
+ *   working folder; dies with its parent; no capabilities; a new session.
+ * - `unshare`: own PID, IPC and network namespaces (bubblewrap is not installed): no network and no signals to host
+ *   processes, but the host's file tree stays visible (read-only to the process only through the permission model).
+ * - `none`: no namespaces (macOS, Windows, kernels or containers that forbid them): the permission model, the
+ *   per-answer process and the host-side checks are all there is; escaped code could reach loopback or LAN.
+ */
+export type ConfinementKind = "bubblewrap" | "unshare" | "none";
+
+export interface Confinement {
+  kind: ConfinementKind;
+  /** The command prefix for a process that may read `readable` (absolute paths). */
+  prefix(readable: string[]): string[];
+  /** One line for the run header and the log. */
+  describe: string;
+  /** Whether sandbox processes have any network at all. */
+  network: "namespace" | "host";
+}
+
 export interface SandboxFiles {
   distDir: string;
   workerFile: string;
   /** With a trailing separator, as loadPyodide's indexURL wants it. */
   pyodideDir: string;
-  /** Node flags for the child: the permission flag and the read allow-list (nothing else is granted). */
-  permissionArgs: string[];
-  /** Command prefix that puts the child in a network namespace without network (Linux, where allowed), else []. */
-  networkPrefix: string[];
+  /** Node's permission flag this runtime honours (`--permission` or `--experimental-permission`), or undefined. */
+  permissionFlag?: string;
 }
 
 const RUNTIME_FILES = ["pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
@@ -37,51 +58,168 @@ export function locateSandboxFiles(distDir?: string): SandboxFiles {
     // A missing runtime file would crash the worker with an unhandled rejection, so check first.
     throw new SkillFollowingError(`The Python sandbox is not built: missing ${missing.map((m) => path.relative(dist, m)).join(", ")} in ${dist}`, {
       hint: "Run `npm run build` (it bundles the sandbox worker and copies Pyodide's runtime files into dist/).",
-      action: "showLog",
+      hintIds: ["log"],
     });
   }
-  return { distDir: dist, workerFile, pyodideDir, permissionArgs: [], networkPrefix: [] };
+  return { distDir: dist, workerFile, pyodideDir };
 }
 
 /**
- * Finds the permission flag this runtime honours (`--permission` on Node >= 22, `--experimental-permission`
- * on 20) and checks it is enforced, not just accepted: a probe child allowed to read only the Pyodide folder
- * must get ERR_ACCESS_DENIED reading the node binary. Fills `files.permissionArgs` on success.
+ * Finds the permission flag this runtime honours (`--permission` on Node >= 22, `--experimental-permission` on 20)
+ * and checks it is enforced, not just accepted: a probe child allowed to read only the Pyodide folder must get
+ * ERR_ACCESS_DENIED reading the node binary. Probed once per process.
  */
-/**
- * Linux: the command prefix that starts a worker in a network namespace of its own (no interface but a loopback
- * that is down), or undefined where this kernel or container does not allow one. Checked, not assumed: the probe
- * child must get ENETUNREACH connecting to 127.0.0.1. Unprivileged users need user namespaces (`--user
- * --map-root-user`); root in a container without them may still have `--net` alone. Probed once per process.
- */
-let networkPrefix: string[] | null | undefined;
-export function probeNetworkIsolation(): string[] | undefined {
-  if (networkPrefix !== undefined) return networkPrefix ?? undefined;
-  networkPrefix = null;
-  const unshare = process.platform === "linux" && existsSync("/usr/bin/unshare") ? "/usr/bin/unshare" : undefined;
-  if (!unshare) return undefined;
-  const probe = `const s = require("net").connect(9, "127.0.0.1"); s.on("connect", () => process.exit(3)); s.on("error", (e) => process.exit(e.code === "ENETUNREACH" ? 0 : 4)); setTimeout(() => process.exit(5), 5000);`;
-  for (const flags of [["--user", "--map-root-user", "--net"], ["--net"]]) {
-    const r = spawnSync(unshare, [...flags, "--", process.execPath, "-e", probe], { env: { ELECTRON_RUN_AS_NODE: "1" }, timeout: 15000, stdio: "ignore" });
-    if (r.status === 0) {
-      networkPrefix = [unshare, ...flags, "--"];
-      return networkPrefix;
+let permissionProbe: string | null | undefined;
+export function probeIsolation(files: SandboxFiles): Isolation {
+  if (permissionProbe === undefined) {
+    permissionProbe = null;
+    const probe = `try { require("fs").readFileSync(${JSON.stringify(process.execPath)}); process.exit(3) } catch (e) { process.exit(e && e.code === "ERR_ACCESS_DENIED" ? 0 : 4) }`;
+    for (const flag of ["--permission", "--experimental-permission"]) {
+      const r = spawnSync(process.execPath, [flag, `--allow-fs-read=${files.pyodideDir}`, "-e", probe], { env: { ELECTRON_RUN_AS_NODE: "1" }, timeout: 15000, stdio: "ignore" });
+      if (r.status === 0) {
+        permissionProbe = flag;
+        break;
+      }
     }
+  }
+  if (permissionProbe) files.permissionFlag = permissionProbe;
+  return permissionProbe ? "process-permission" : "worker-fallback";
+}
+
+/** Node flags of a sandbox process: the permission model with a read allow-list, and no code from strings. */
+export function nodeArgs(files: SandboxFiles, readable: string[], maxOldSpaceMb: number, allowCodeGeneration = false): string[] {
+  return [
+    files.permissionFlag!,
+    ...readable.map((p) => `--allow-fs-read=${p}`),
+    // `Function("...")` and eval are how escaped Python ran JavaScript; Pyodide needs neither.
+    ...(allowCodeGeneration ? [] : ["--disallow-code-generation-from-strings"]),
+    `--max-old-space-size=${maxOldSpaceMb}`,
+    "--no-warnings",
+  ];
+}
+
+function which(cmd: string): string | undefined {
+  for (const dir of ["/usr/bin", "/bin", "/usr/local/bin", ...(process.env.PATH ?? "").split(path.delimiter)]) {
+    const p = path.join(dir, cmd);
+    if (dir && existsSync(p)) return p;
   }
   return undefined;
 }
 
-export function probeIsolation(files: SandboxFiles): Isolation {
-  const probe = `try { require("fs").readFileSync(${JSON.stringify(process.execPath)}); process.exit(3) } catch (e) { process.exit(e && e.code === "ERR_ACCESS_DENIED" ? 0 : 4) }`;
-  for (const flag of ["--permission", "--experimental-permission"]) {
-    const args = [flag, `--allow-fs-read=${files.pyodideDir}`, `--allow-fs-read=${files.workerFile}`];
-    const r = spawnSync(process.execPath, [...args, "-e", probe], { env: { ELECTRON_RUN_AS_NODE: "1" }, timeout: 15000, stdio: "ignore" });
-    if (r.status === 0) {
-      files.permissionArgs = args;
-      return "process-permission";
+/** Folders a confined node needs to start: its binary's folder and the system library folders. */
+function runtimeMounts(): string[] {
+  const exec = realpathSync(process.execPath);
+  const dirs = ["/usr", "/lib", "/lib64", "/lib32", "/libx32"].filter((d) => existsSync(d));
+  const execDir = path.dirname(exec);
+  if (!dirs.some((d) => execDir === d || execDir.startsWith(d + "/"))) dirs.push(execDir);
+  return dirs;
+}
+
+function bubblewrapPrefix(bwrap: string): (readable: string[]) => string[] {
+  const mounts = runtimeMounts();
+  return (readable) => {
+    const binds = [...mounts, ...readable].flatMap((p) => ["--ro-bind", p, p]);
+    return [
+      bwrap,
+      "--unshare-all",
+      "--die-with-parent",
+      "--new-session",
+      "--cap-drop",
+      "ALL",
+      "--clearenv",
+      "--setenv",
+      "ELECTRON_RUN_AS_NODE",
+      "1",
+      // The tmpfs first: a bind below /tmp (a temporary snapshot) must land on top of it, not under it.
+      "--tmpfs",
+      "/tmp",
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      ...binds,
+      "--chdir",
+      "/tmp",
+      "--",
+    ];
+  };
+}
+
+/**
+ * Runs a probe node inside a candidate prefix and checks, rather than assumes, what it promises: a network namespace
+ * other than the host's with no interface but loopback, a PID namespace other than the host's, and for bubblewrap
+ * none of the host's home, working or temporary folders visible.
+ */
+function probePrefix(prefix: string[], privateRoot: boolean): boolean {
+  const hidden = [os.homedir(), process.cwd(), os.tmpdir()].filter((p) => p && p !== "/" && p !== "/tmp");
+  const probe = [
+    `const fs = require("fs"); const ns = (k) => { try { return fs.readlinkSync("/proc/self/ns/" + k) } catch { return "" } };`,
+    `process.stdout.write(JSON.stringify({ net: ns("net"), pid: ns("pid"), ifaces: Object.keys(require("os").networkInterfaces()),`,
+    `  seen: ${JSON.stringify(hidden)}.filter((p) => fs.existsSync(p)) }));`,
+  ].join(" ");
+  const [cmd, ...args] = [...prefix, process.execPath, "-e", probe];
+  const r = spawnSync(cmd!, args, { env: { ELECTRON_RUN_AS_NODE: "1" }, timeout: 15000, stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" });
+  if (r.status !== 0) return false;
+  try {
+    const got = JSON.parse(r.stdout) as { net: string; pid: string; ifaces: string[]; seen: string[] };
+    const own = (k: string) => readlinkSync(`/proc/self/ns/${k}`);
+    return got.net !== "" && got.net !== own("net") && got.pid !== "" && got.pid !== own("pid") && got.ifaces.every((i) => i === "lo") && (!privateRoot || got.seen.length === 0);
+  } catch {
+    return false;
+  }
+}
+
+/** Linux: util-linux's setpriv, so the kernel kills a sandbox process whose host died, even one stuck in C code. */
+function deathSignal(): string[] {
+  const setpriv = process.platform === "linux" ? which("setpriv") : undefined;
+  return setpriv ? [setpriv, "--pdeathsig", "KILL", "--"] : [];
+}
+
+let confinement: Confinement | undefined;
+
+/** The strongest confinement this system really enforces (probed once per process; SF_SANDBOX_CONFINE=none|unshare forces a weaker one). */
+export function probeConfinement(): Confinement {
+  if (confinement) return confinement;
+  const forced = process.env.SF_SANDBOX_CONFINE;
+  if (process.platform === "linux" && forced !== "none") {
+    const bwrap = forced === "unshare" ? undefined : which("bwrap");
+    if (bwrap) {
+      const prefix = bubblewrapPrefix(bwrap);
+      if (probePrefix(prefix([]), true)) {
+        confinement = {
+          kind: "bubblewrap",
+          prefix,
+          network: "namespace",
+          describe: "bubblewrap: own PID, mount, IPC and network namespaces; private read-only root (system libraries, node, the Python runtime); no network",
+        };
+        return confinement;
+      }
+    }
+    const unshare = which("unshare");
+    if (unshare) {
+      for (const flags of [["--user", "--map-root-user", "--net", "--pid", "--ipc", "--kill-child"], ["--net", "--pid", "--ipc", "--kill-child"]]) {
+        // setpriv: the kernel kills unshare when the host dies (even by SIGKILL), and --kill-child takes node with it.
+        const prefix = [...deathSignal(), unshare, ...flags, "--"];
+        if (probePrefix(prefix, false)) {
+          confinement = {
+            kind: "unshare",
+            prefix: () => prefix,
+            network: "namespace",
+            describe: "unshare: own PID, IPC and network namespaces; no network; host files visible to the process, readable only through the permission model (install bubblewrap for a private root)",
+          };
+          return confinement;
+        }
+      }
     }
   }
-  return "worker-fallback";
+  const prefix = deathSignal();
+  confinement = {
+    kind: "none",
+    prefix: () => prefix,
+    network: "host",
+    describe: "no OS namespaces here: permission model and a fresh process per answer only; code escaping through the FFI could reach the network",
+  };
+  return confinement;
 }
 
 /** What the Python runtime is (Pyodide's version, CPython's, the ABI): part of every cached verdict's key. */

@@ -1,56 +1,71 @@
 import { z } from "zod";
+import { PyValueSchema } from "./values.js";
 
 /**
- * The JSON-lines protocol between the host-side runner and a sandbox worker (a permission-restricted child
- * process, or a worker thread in fallback mode). Plain data only; both sides validate every line.
- * One job at a time per worker: the worker's event loop is blocked while Python runs.
+ * The JSON-lines protocol between the host and a sandbox process. Two kinds of process speak it, and they never
+ * share anything:
+ *
+ * - an **answer** process runs exactly one model-written program (a `check` or `exec` job) and is then killed. It
+ *   receives the inputs — never the expected outputs — and returns each output as a plain tagged value
+ *   (values.ts). Everything it says is treated as the answer's own claim: the host compares, times and judges.
+ * - a **reference** process runs trusted code only (the task's canonical solution and reference functions) to
+ *   compute expected outputs (`expected` jobs). It never runs an answer.
+ *
+ * Each line from a process is parsed with the host's own byte cap; a line that is not one of the messages
+ * below counts against a small budget, after which the process is killed.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export const OracleNameSchema = z.enum(["default", "set", "not-none", "find_zero", "approx", "always", "or-zero", "alt-reference"]);
+export type Oracle = z.infer<typeof OracleNameSchema>;
 
-/** Compute expected outputs (and their timings) by running a trusted program on every input. */
+const Inputs = {
+  /** Lossless JSON text (see tasks/evalplus-json.ts) of all argument lists, or a Python expression in inputsPy. */
+  inputsJson: z.string().optional(),
+  inputsPy: z.string().optional(),
+  /** Task-provided `deserialize(args)` source (EvalPlus's special input types). */
+  deserialize: z.string().optional(),
+};
+
+/** Reference process: run the trusted canonical solution on every input. */
 export const ExpectedJobSchema = z.object({
   mode: z.literal("expected"),
   program: z.string(),
   entryPoint: z.string(),
-  /** Lossless JSON text (see tasks/evalplus-json.ts) of all argument lists, or a Python expression in inputsPy. */
-  inputsJson: z.string().optional(),
-  inputsPy: z.string().optional(),
-  deserialize: z.string().optional(),
+  ...Inputs,
   /** EvalPlus reduces outputs to `out is not None` for the "not-none" oracle. */
   outputNotNone: z.boolean(),
+  /** Source of `reference(*args)`, the alternative reference output (oracle "alt-reference"). */
+  reference: z.string().optional(),
+  /** Also return the deserialized arguments (oracle "find_zero" needs them). */
+  wantArgs: z.boolean(),
+  /** Outputs whose encoding would pass this many bytes are returned as a digest (exact comparison only). */
+  digestOverBytes: z.number().int().positive().optional(),
   /** A cap on the whole job, so a broken canonical solution cannot hang the grader. */
   capMs: z.number().positive(),
 });
 export type ExpectedJob = z.infer<typeof ExpectedJobSchema>;
 
-/** Check a candidate program against expected outputs, phase by phase (base, then plus). */
+/** Answer process: load the answer, call it on every input, stream back each output. */
 export const CheckJobSchema = z.object({
   mode: z.literal("check"),
+  /** Code run before the answer (HumanEval's prompt: imports and helpers the answer may rely on). */
   setup: z.string().optional(),
   program: z.string(),
   entryPoint: z.string(),
-  inputsJson: z.string().optional(),
-  inputsPy: z.string().optional(),
-  deserialize: z.string().optional(),
-  reference: z.string().optional(),
-  oracle: OracleNameSchema,
-  atol: z.number().nonnegative(),
-  /** base64 pickle of the list of expected outputs, as returned by an "expected" job. */
-  expectedPickle: z.string(),
-  /** Inputs whose expected output was too large to ship: recomputed from `canonical` before the candidate runs. */
-  recompute: z.array(z.number().int()).optional(),
-  canonical: z.string().optional(),
-  outputNotNone: z.boolean().optional(),
-  /** Per-input wall-clock limits, in input order. */
+  ...Inputs,
+  /** Per-input limits, for the in-process interrupt. The host enforces its own deadlines regardless. */
   limitsMs: z.array(z.number().positive()),
-  /** Consecutive input ranges with their own cap, e.g. base then plus (EvalPlus checks them separately). */
-  phases: z.array(z.object({ name: z.string(), count: z.number().int().nonnegative(), capMs: z.number().positive() })),
+  /** Cap for loading the answer (running its module code). */
+  loadCapMs: z.number().positive(),
+  /** Inputs whose expected output is huge: return `_sf_digest(out)` instead of the value. */
+  digest: z.array(z.number().int().nonnegative()),
+  /** Per-input byte caps of an output line; the host enforces them too. */
+  outputCaps: z.array(z.number().int().positive()),
 });
 export type CheckJob = z.infer<typeof CheckJobSchema>;
 
-/** Run a snippet and return what it printed; for diagnostics and the hostile-code tests. */
+/** Answer process: run a snippet and return what it printed (diagnostics and the hostile-code tests). */
 export const ExecJobSchema = z.object({
   mode: z.literal("exec"),
   code: z.string(),
@@ -60,59 +75,60 @@ export type ExecJob = z.infer<typeof ExecJobSchema>;
 
 export const JobSchema = z.discriminatedUnion("mode", [ExpectedJobSchema, CheckJobSchema, ExecJobSchema]);
 export type Job = z.infer<typeof JobSchema>;
+export type AnswerJob = CheckJob | ExecJob;
 
-export const FailureKindSchema = z.enum(["wrong-answer", "error", "timeout", "memory", "output-limit", "sandbox"]);
-export type FailureKind = z.infer<typeof FailureKindSchema>;
-
-export const JobResultSchema = z.discriminatedUnion("status", [
-  z.object({ status: z.literal("expected"), expectedPickle: z.string(), timesMs: z.array(z.number()), count: z.number().int(), recompute: z.array(z.number().int()) }),
-  z.object({ status: z.literal("pass"), count: z.number().int() }),
-  z.object({
-    status: z.literal("fail"),
-    kind: FailureKindSchema,
-    /** "base"/"plus" input index, or absent when the program failed before any input ran. */
-    phase: z.string().optional(),
-    index: z.number().int().optional(),
-    input: z.string().optional(),
-    expected: z.string().optional(),
-    actual: z.string().optional(),
-    error: z.string().optional(),
-  }),
-  z.object({ status: z.literal("exec"), stdout: z.string(), error: z.string().optional() }),
-]);
-export type JobResult = z.infer<typeof JobResultSchema>;
-
-export const HostMessageSchema = z.discriminatedUnion("type", [
-  /** `nonce` is random per job; replies must echo it, so code that escapes to JS cannot forge a verdict blind. */
-  z.object({ type: z.literal("run"), id: z.number().int(), nonce: z.string(), job: JobSchema }),
-]);
+/** Host → process: one job. An answer process gets exactly one; a reference process one at a time. */
+export const HostMessageSchema = z.object({ type: z.literal("run"), job: JobSchema });
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
-export const WorkerMessageSchema = z.discriminatedUnion("type", [
-  /** Sent once, when the interpreter is loaded and the first fresh instance is ready. */
-  z.object({ type: z.literal("ready"), version: z.literal(PROTOCOL_VERSION), pyodide: z.string(), coldStartMs: z.number() }),
-  /** Sent before each input starts, so the host can arm its hard deadline for that input. */
-  z.object({ type: z.literal("progress"), id: z.number().int(), nonce: z.string(), index: z.number().int(), limitMs: z.number() }),
-  z.object({
-    type: z.literal("result"),
-    id: z.number().int(),
-    nonce: z.string(),
-    result: JobResultSchema,
-    /** Wasm heap bytes after the job; the host recycles the worker above its threshold. */
-    heapBytes: z.number(),
-    /** Fresh-interpreter cost paid before this job (0 when reused). */
-    interpreterMs: z.number(),
-    /** The worker will exit after this message (interpreter died); the host must respawn. */
-    dying: z.boolean().optional(),
-  }),
-  /** The worker cannot go on (load failure, interpreter crash outside a job). */
-  z.object({ type: z.literal("fatal"), message: z.string() }),
-]);
-export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
+/** How an answer's own code failed, as its process reports it (a claim: it can only make the answer fail). */
+const RaiseKindSchema = z.enum(["error", "timeout", "memory", "output-limit"]);
 
-/** Worker start-up parameters, passed on the command line (the child has an empty environment). */
+const short = z.string().max(4000);
+
+export const ProcessMessageSchema = z.discriminatedUnion("type", [
+  /** Sent once, when the interpreter is restored from the snapshot and waits for its job. */
+  z.object({ type: z.literal("ready"), version: z.literal(PROTOCOL_VERSION), pyodide: z.string().max(100) }),
+  /** Answer process: the answer's module ran and defines the entry point. */
+  z.object({ type: z.literal("loaded") }),
+  /** Answer process: the output for input `i`, as a value or (for huge expected outputs) a digest. */
+  z.object({ type: z.literal("out"), i: z.number().int().nonnegative(), v: PyValueSchema.optional(), h: z.string().regex(/^[0-9a-f]{64}$/).optional(), n: z.number().int().nonnegative().optional() }),
+  /** Answer process: the answer raised (or ran out of time/memory/output) on input `i`, or while loading. */
+  z.object({ type: z.literal("raise"), i: z.number().int().nonnegative().optional(), kind: RaiseKindSchema, error: short }),
+  /** Answer process, exec job: what the snippet printed. */
+  z.object({ type: z.literal("exec"), stdout: z.string().max(40_000), error: short.optional() }),
+  /** Reference process: the expected output for input `i`, the canonical time, and the input's repr. */
+  z.object({
+    type: z.literal("exp"),
+    i: z.number().int().nonnegative(),
+    ms: z.number().nonnegative(),
+    /** Time the reference took to encode (or digest) this output, ms. */
+    sms: z.number().nonnegative().optional(),
+    in: short,
+    v: PyValueSchema.optional(),
+    h: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    n: z.number().int().nonnegative().optional(),
+    p: short.optional(),
+    alt: PyValueSchema.optional(),
+    args: PyValueSchema.optional(),
+  }),
+  /** The job ended normally (answer: every input answered; reference: every expected output sent). */
+  z.object({ type: z.literal("done"), count: z.number().int().nonnegative() }),
+  /** The process cannot go on (load failure, crash outside a job). */
+  z.object({ type: z.literal("fatal"), message: short }),
+]);
+export type ProcessMessage = z.infer<typeof ProcessMessageSchema>;
+
+/** Roles a sandbox process can be started in (see worker-entry.ts). */
+export const RoleSchema = z.enum(["snapshot", "answer", "reference"]);
+export type Role = z.infer<typeof RoleSchema>;
+
+/** Process start-up parameters, passed on the command line (the process has an empty environment). */
 export const WorkerConfigSchema = z.object({
+  role: RoleSchema,
   pyodideDir: z.string(),
+  /** The memory snapshot every interpreter is restored from (absent for the snapshot role). */
+  snapshotFile: z.string().optional(),
   memoryMb: z.number().positive(),
   outputCapBytes: z.number().positive(),
 });

@@ -1,391 +1,348 @@
-import { existsSync } from "node:fs";
-import { randomBytes } from "node:crypto";
-import { Worker } from "node:worker_threads";
-import { spawn, type ChildProcessByStdio } from "node:child_process";
-import { createInterface } from "node:readline";
-import type { Readable, Writable } from "node:stream";
 import { CancelledError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import { locateSandboxFiles, probeIsolation, probeNetworkIsolation, runtimeFingerprint, type Isolation, type SandboxFiles } from "./isolation.js";
-import { WorkerMessageSchema, type HostMessage, type Job, type JobResult, type WorkerConfig, type WorkerMessage } from "./protocol.js";
+import { locateSandboxFiles, probeConfinement, probeIsolation, runtimeFingerprint, type Confinement, type Isolation, type SandboxFiles } from "./isolation.js";
+import { SandboxProcess, type Driver, type ProcessSpec } from "./process.js";
+import type { AnswerJob, ExpectedJob, ProcessMessage, Role } from "./protocol.js";
+import { SnapshotStore } from "./snapshot.js";
 
 export type { Isolation } from "./isolation.js";
-
-/** util-linux's setpriv, where present (Linux), to tie each worker's life to its host's (see start()). */
-const SETPRIV = process.platform === "linux" && existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
+export type { Driver, Step } from "./process.js";
 
 export interface SandboxOptions {
   logger?: Logger;
-  /** Concurrent sandbox processes (default 2). Each holds one warm interpreter and one spare (~150-250 MB). */
+  /** Answers checked at once (default 2). Each has its own fresh process; as many spares are kept warm. */
   poolSize?: number;
+  /** Reference processes computing expected outputs (default 1). */
+  referencePoolSize?: number;
   /** Folder holding sandbox-worker.js and pyodide/ (default: beside the running bundle, else <repo>/dist). */
   distDir?: string;
   /** Cap on wasm memory per interpreter (default 512 MB). */
   memoryMb?: number;
   /** Output a job may print before it is stopped (default 8 MB). */
   outputCapBytes?: number;
-  /** Time between a missed deadline and SIGKILL (default 150 ms): the interrupt gets this long to land. */
+  /** Time between a missed deadline and the kill (default 250 ms): the in-process interrupt gets this long to land. */
   graceMs?: number;
-  /** Replace a process whose RSS passed this after a job (default 3.5 GB). */
+  /** Kill a process whose RSS passes this during a job (default: the wasm cap + 768 MB). */
   rssLimitBytes?: number;
+  /** Keep the interpreter snapshot here between runs (checksummed). */
+  snapshotCacheDir?: string;
   /** Test hook: behave as if the permission model were unavailable. */
   forceFallback?: boolean;
+  /**
+   * Red-team tests only (never set by the CLI or the extension): answer processes may run JavaScript from strings,
+   * so code escaping through the FFI really reaches JS, and the tests show the other layers still hold.
+   */
+  unsafeAllowCodeGeneration?: boolean;
+  /** Test hook: called as each answer job is handed to its process (e.g. to kill it mid-check). */
+  onDispatch?: (process: { kill: () => void }) => void;
 }
 
-export interface RunOutcome {
-  result: JobResult;
-  /** Fresh-interpreter cost paid for this job, ms. */
-  interpreterMs: number;
-  /** Wall time from dispatch to result, ms. */
-  wallMs: number;
-  /** RSS of the worker process after the job (0 when the worker was killed). */
-  rssBytes?: number;
-}
-
-interface Pending {
-  job: Job;
-  signal?: AbortSignal;
-  resolve: (o: RunOutcome) => void;
+interface Waiter<T> {
+  start: (p: SandboxProcess) => Promise<T>;
+  resolve: (v: T) => void;
   reject: (e: unknown) => void;
-}
-
-type Channel =
-  | { kind: "process"; child: ChildProcessByStdio<Writable, Readable, Readable> }
-  | { kind: "thread"; worker: Worker };
-
-/** One sandbox process (or thread) and the job it is running. */
-class Slot {
-  ready: Promise<void>;
-  busy: { id: number; nonce: string; pending: Pending; timer?: NodeJS.Timeout; lastIndex?: number; started: number } | undefined;
-  dead = false;
-  killedByUs = false;
-  isReady = false;
-  coldStartMs = 0;
-  private stderrTail = "";
-  private channel!: Channel;
-  private onReady!: () => void;
-  private onReadyFail!: (e: Error) => void;
-
-  constructor(
-    private readonly pool: SandboxPool,
-    private readonly files: SandboxFiles,
-    private readonly config: WorkerConfig,
-  ) {
-    this.ready = new Promise((res, rej) => {
-      this.onReady = res;
-      this.onReadyFail = rej;
-    });
-    this.ready.catch(() => {}); // surfaced through run()
-    this.start();
-  }
-
-  private start(): void {
-    if (this.pool.isolation === "process-permission") {
-      const args = [...this.files.permissionArgs, this.files.workerFile, JSON.stringify(this.config)];
-      // Under setpriv the kernel SIGKILLs the worker when its host dies, even a host killed with SIGKILL while the
-      // worker's only thread is stuck in C code (where neither the interrupt buffer nor stdin 'end' can reach it).
-      // Under unshare (probed), the worker has no network: not even loopback, which the permission model cannot deny.
-      // unshare and setpriv each exec the next program, so the child's pid is the worker's.
-      const node = [process.execPath, ...args];
-      const full = [...this.files.networkPrefix, ...(SETPRIV ? [SETPRIV, "--pdeathsig", "KILL", "--", ...node] : node)];
-      const [command, argv] = [full[0]!, full.slice(1)];
-      const child = spawn(command, argv, {
-        // Empty environment: nothing of the user's (keys, tokens, paths) reaches the sandbox.
-        env: { ELECTRON_RUN_AS_NODE: "1" },
-        stdio: ["pipe", "pipe", "pipe"],
-        windowsHide: true,
-      });
-      this.channel = { kind: "process", child };
-      createInterface({ input: child.stdout }).on("line", (line) => this.onLine(line));
-      child.stderr.on("data", (d: Buffer) => {
-        this.stderrTail = (this.stderrTail + d.toString("utf8")).slice(-4000);
-      });
-      child.stdin.on("error", () => {}); // EPIPE after a kill
-      child.on("exit", (code, sig) => this.onExit(`exit code ${code ?? "-"}${sig ? `, signal ${sig}` : ""}`));
-      child.on("error", (e) => this.onExit(`spawn failed: ${e.message}`));
-    } else {
-      const worker = new Worker(this.files.workerFile, { workerData: this.config, env: {}, stdout: true, stderr: true });
-      this.channel = { kind: "thread", worker };
-      worker.on("message", (m: unknown) => this.onLine(String(m)));
-      worker.stderr.on("data", (d: Buffer) => {
-        this.stderrTail = (this.stderrTail + d.toString("utf8")).slice(-4000);
-      });
-      worker.on("exit", (code) => this.onExit(`worker exit code ${code}`));
-      worker.on("error", (e) => this.onExit(`worker error: ${e.message}`));
-    }
-  }
-
-  send(msg: HostMessage): void {
-    const line = JSON.stringify(msg);
-    if (this.channel.kind === "process") this.channel.child.stdin.write(line + "\n");
-    else this.channel.worker.postMessage(line);
-  }
-
-  kill(): void {
-    this.killedByUs = true;
-    if (this.channel.kind === "process") this.channel.child.kill("SIGKILL");
-    else void this.channel.worker.terminate();
-  }
-
-  armTimer(ms: number): void {
-    if (!this.busy) return;
-    clearTimeout(this.busy.timer);
-    this.busy.timer = setTimeout(() => this.pool.hardTimeout(this), ms + this.pool.graceMs);
-  }
-
-  private onLine(line: string): void {
-    let msg: WorkerMessage;
-    try {
-      const parsed = WorkerMessageSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(parsed.error.issues[0]?.message);
-      msg = parsed.data;
-    } catch {
-      this.pool.logger.debug(`sandbox: ignored a line that is not protocol: ${line.slice(0, 120)}`);
-      return;
-    }
-    if (msg.type === "ready") {
-      this.coldStartMs = msg.coldStartMs;
-      this.isReady = true;
-      this.onReady();
-      return;
-    }
-    if (msg.type === "fatal") {
-      this.pool.logger.warn(`sandbox worker fatal: ${msg.message}`);
-      this.kill();
-      return;
-    }
-    if (!this.busy || msg.id !== this.busy.id || msg.nonce !== this.busy.nonce) {
-      this.pool.logger.warn("sandbox: a message with a wrong job id or nonce was ignored (forged output?)");
-      return;
-    }
-    if (msg.type === "progress") {
-      if (msg.index >= 0) this.busy.lastIndex = msg.index;
-      this.armTimer(msg.limitMs);
-      return;
-    }
-    this.pool.finishJob(this, { result: msg.result, interpreterMs: msg.interpreterMs, wallMs: performance.now() - this.busy.started, rssBytes: msg.heapBytes }, msg.dying === true || msg.heapBytes > this.pool.rssLimitBytes);
-  }
-
-  private onExit(why: string): void {
-    if (this.dead) return;
-    this.dead = true;
-    this.onReadyFail(new Error(`sandbox worker failed to start (${why}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`));
-    this.pool.slotDied(this, why, !this.isReady);
-  }
+  signal?: AbortSignal;
+  onAbort: () => void;
 }
 
 /**
- * A pool of long-lived sandbox workers. Jobs queue FIFO; each worker runs one at a time. A worker that misses
- * a hard deadline, crashes or grows too large is replaced and the queue goes on. `finish()` is idempotent.
+ * The sandbox: fresh answer processes (one per answer, started ahead as warm spares, killed after their one job)
+ * and long-lived reference processes for expected outputs. The two never share a process, an interpreter or a
+ * snapshot written by anything but a process of their own. `finish()` is idempotent.
  */
 export class SandboxPool {
   readonly logger: Logger;
   readonly graceMs: number;
-  readonly rssLimitBytes: number;
   readonly isolation: Isolation;
+  readonly confinement: Confinement;
   /** The shipped Python runtime's versions (Pyodide, CPython, ABI), for cache keys. */
   readonly runtime: string;
-  /** "namespace": workers have no network at all (Linux network namespace); "host": they share the host's. */
   readonly network: "namespace" | "host";
-  private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
   private readonly size: number;
-  private readonly config: WorkerConfig;
-  private nextId = 1;
+  private readonly referenceSize: number;
+  private readonly memoryMb: number;
+  private readonly outputCapBytes: number;
+  private readonly rssLimitBytes: number;
+  private readonly snapshots: SnapshotStore;
+  private readonly allowCodeGeneration: boolean;
+  private readonly onDispatch: SandboxOptions["onDispatch"];
+  private readonly spares: SandboxProcess[] = [];
+  private readonly busy = new Set<SandboxProcess>();
+  private readonly queue: Array<Waiter<unknown>> = [];
+  private readonly references: SandboxProcess[] = [];
+  private readonly referenceIdle: SandboxProcess[] = [];
+  private readonly referenceQueue: Array<Waiter<unknown>> = [];
+  private referenceStarting = 0;
   private finished = false;
   private startFailures = 0;
+  private broken: Error | undefined;
 
   private constructor(
     private readonly files: SandboxFiles,
-    isolation: Isolation,
     options: SandboxOptions,
   ) {
     this.logger = options.logger ?? silentLogger;
-    this.graceMs = options.graceMs ?? 150;
-    this.rssLimitBytes = options.rssLimitBytes ?? 3.5 * 1024 ** 3;
+    this.graceMs = options.graceMs ?? 250;
     this.size = Math.max(1, options.poolSize ?? 2);
-    this.isolation = isolation;
+    this.referenceSize = Math.max(1, options.referencePoolSize ?? 1);
+    this.memoryMb = options.memoryMb ?? 512;
+    this.outputCapBytes = options.outputCapBytes ?? 8 * 1024 * 1024;
+    this.rssLimitBytes = options.rssLimitBytes ?? (this.memoryMb + 768) * 1024 * 1024;
+    this.isolation = options.forceFallback ? "worker-fallback" : probeIsolation(files);
+    this.confinement = this.isolation === "process-permission" ? probeConfinement() : { kind: "none", prefix: () => [], network: "host", describe: "worker thread of the host process: accident-proof, not attack-proof" };
+    this.network = this.confinement.network;
     this.runtime = runtimeFingerprint(files);
-    this.network = isolation === "process-permission" && files.networkPrefix.length > 0 ? "namespace" : "host";
-    this.config = { pyodideDir: files.pyodideDir, memoryMb: options.memoryMb ?? 512, outputCapBytes: options.outputCapBytes ?? 8 * 1024 * 1024 };
+    this.allowCodeGeneration = options.unsafeAllowCodeGeneration === true;
+    this.onDispatch = options.onDispatch;
+    this.snapshots = new SnapshotStore({ files, confinement: this.confinement, thread: this.isolation === "worker-fallback", memoryMb: this.memoryMb, cacheDir: options.snapshotCacheDir, logger: this.logger });
   }
 
-  /** Locates the shipped files, probes the permission model once, and starts the workers. */
+  /** Locates the shipped files, probes the permission model and the OS confinement once, and starts warming up. */
   static create(options: SandboxOptions = {}): SandboxPool {
     const files = locateSandboxFiles(options.distDir);
-    const logger = options.logger ?? silentLogger;
-    const isolation = options.forceFallback ? "worker-fallback" : probeIsolation(files);
-    if (isolation === "process-permission") files.networkPrefix = probeNetworkIsolation() ?? [];
-    if (isolation === "worker-fallback") {
-      logger.warn(
+    const pool = new SandboxPool(files, options);
+    if (pool.isolation === "worker-fallback") {
+      pool.logger.warn(
         "SANDBOX FALLBACK: Node's permission model is unavailable here, so generated code runs in a worker thread " +
           "of this process. This is accident-proof, not attack-proof: hostile code could reach the host. The run header records isolation=worker-fallback.",
       );
     } else {
-      logger.info(`sandbox: isolated child processes (${files.permissionArgs[0]}), read-only access to ${files.pyodideDir}`);
-      if (files.networkPrefix.length === 0) {
-        logger.warn("sandbox: no network namespace here (Linux with unshare only), so code that escapes through Pyodide's FFI could open TCP connections (Python sockets still fail).");
-      }
+      pool.logger.info(`sandbox: one fresh process per answer under ${files.permissionFlag}; ${pool.confinement.describe}`);
+      if (pool.confinement.kind !== "bubblewrap") pool.logger.warn(`sandbox: ${pool.confinement.describe}`);
     }
-    const pool = new SandboxPool(files, isolation, options);
-    for (let i = 0; i < pool.size; i++) pool.slots.push(new Slot(pool, files, pool.config));
+    pool.fillSpares();
     return pool;
   }
 
-  /** Resolves when every worker has its interpreter loaded; returns the slowest cold start in ms. */
+  /** What the run header records about the sandbox. */
+  get detail(): string {
+    return this.confinement.describe;
+  }
+
+  /** Resolves when the snapshot exists and a first answer process is warm; returns the time that took (ms). */
   async ready(): Promise<number> {
-    await Promise.all(this.slots.map((s) => s.ready));
-    return Math.max(...this.slots.map((s) => s.coldStartMs));
+    const t0 = performance.now();
+    await this.snapshots.get();
+    await this.firstReady;
+    return performance.now() - t0;
   }
 
-  run(job: Job, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
-    if (this.finished) return Promise.reject(new Error("sandbox pool is finished"));
-    if (this.slots.length === 0) return Promise.reject(new Error("the Python sandbox cannot start (see the log)"));
-    if (options.signal?.aborted) return Promise.reject(new CancelledError());
-    return new Promise<RunOutcome>((resolve, reject) => {
-      const pending: Pending = { job, signal: options.signal, resolve, reject };
-      options.signal?.addEventListener("abort", () => this.abort(pending), { once: true });
-      this.queue.push(pending);
-      this.pump();
-    });
+  /** Spawn → ready of the warm answer processes so far (ms), for the benchmark. */
+  get spareStartMs(): number[] {
+    return [...this.busy, ...this.spares].map((s) => s.startMs).filter((ms) => ms > 0);
   }
 
-  private abort(p: Pending): void {
-    const qi = this.queue.indexOf(p);
-    if (qi >= 0) {
-      this.queue.splice(qi, 1);
-      p.reject(new CancelledError());
-      return;
-    }
-    const slot = this.slots.find((s) => s.busy?.pending === p);
-    if (slot) {
-      clearTimeout(slot.busy!.timer);
-      slot.busy = undefined;
-      p.reject(new CancelledError());
-      this.replace(slot);
-    }
+  private spec(role: Role, snapshotFile: string): ProcessSpec {
+    return {
+      files: this.files,
+      confinement: this.confinement,
+      config: { role, pyodideDir: this.files.pyodideDir, snapshotFile, memoryMb: this.memoryMb, outputCapBytes: this.outputCapBytes },
+      thread: this.isolation === "worker-fallback",
+      maxOldSpaceMb: role === "reference" ? 2048 : 256,
+      allowCodeGeneration: role === "answer" && this.allowCodeGeneration,
+      rssLimitBytes: this.rssLimitBytes,
+      logger: this.logger,
+    };
   }
 
-  private pump(): void {
-    for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
-      if (slot.busy || slot.dead) continue;
-      const pending = this.queue.shift()!;
-      const id = this.nextId++;
-      const nonce = randomBytes(12).toString("hex");
-      slot.busy = { id, nonce, pending, started: performance.now() };
-      slot.ready.then(
-        () => {
-          if (slot.busy?.id !== id) return;
-          slot.busy.started = performance.now();
-          // Until the worker says the job started, allow for a fresh interpreter to be made.
-          slot.armTimer(initialCapMs(pending.job) + 30_000);
-          slot.send({ type: "run", id, nonce, job: pending.job });
+  private startProcess(role: Role): Promise<SandboxProcess> {
+    return this.snapshots.get().then((file) => new SandboxProcess(this.spec(role, file)));
+  }
+
+  /** Keeps `size` never-used answer processes starting or ready. */
+  private fillSpares(): void {
+    while (!this.finished && !this.broken && this.spares.length + this.pendingSpares < this.size) {
+      this.pendingSpares++;
+      this.startProcess("answer").then(
+        (p) => {
+          this.pendingSpares--;
+          if (this.finished) return void p.kill();
+          this.spares.push(p);
+          p.ready.then(
+            () => {
+              this.startFailures = 0;
+              this.markReady();
+              this.pump();
+            },
+            (e: unknown) => this.spareFailed(p, e),
+          );
+          this.pump();
         },
         (e: unknown) => {
-          if (slot.busy?.id !== id) return;
-          slot.busy = undefined;
-          pending.reject(e);
+          this.pendingSpares--;
+          this.fail(e instanceof Error ? e : new Error(String(e)));
         },
       );
     }
   }
+  private pendingSpares = 0;
+  private markReady!: () => void;
+  private markBroken!: (e: Error) => void;
+  /** Resolves when the first answer process is warm; rejects if the sandbox cannot start at all. */
+  private readonly firstReady = new Promise<void>((res, rej) => {
+    this.markReady = res;
+    this.markBroken = rej;
+  });
 
-  /** @internal called by a slot when its job produced a result. */
-  finishJob(slot: Slot, outcome: RunOutcome, recycle: boolean): void {
-    const busy = slot.busy!;
-    clearTimeout(busy.timer);
-    slot.busy = undefined;
-    busy.pending.resolve(outcome);
-    if (recycle) this.replace(slot);
-    this.pump();
-  }
-
-  /** @internal the host-side deadline passed: the in-process interrupt did not land, so kill. */
-  hardTimeout(slot: Slot): void {
-    const busy = slot.busy;
-    if (!busy) return;
-    slot.busy = undefined;
-    const job = busy.pending.job;
-    const phase = job.mode === "check" && busy.lastIndex !== undefined ? phaseOf(job, busy.lastIndex) : undefined;
-    this.logger.debug(`sandbox: job ${busy.id} missed its hard deadline; killing the worker`);
-    busy.pending.resolve({
-      result: { status: "fail", kind: "timeout", ...(phase ?? {}), error: "timed out (the sandbox was killed after the deadline)" },
-      interpreterMs: 0,
-      wallMs: performance.now() - busy.started,
-    });
-    this.replace(slot);
-  }
-
-  /** @internal a worker exited: fail its job (if any) and replace it. */
-  slotDied(slot: Slot, why: string, neverReady: boolean): void {
-    if (neverReady && !slot.killedByUs) this.startFailures++;
-    else if (!neverReady) this.startFailures = 0;
-    if (this.startFailures >= 3) {
-      // The worker cannot start at all (broken install): stop respawning and fail everything, loudly.
-      const error = new Error(`the Python sandbox cannot start (${why})`);
-      this.logger.error(error);
-      for (const p of this.queue.splice(0)) p.reject(error);
-      if (slot.busy) {
-        clearTimeout(slot.busy.timer);
-        slot.busy.pending.reject(error);
-        slot.busy = undefined;
-      }
-      const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots.splice(i, 1);
-      return;
-    }
-    const busy = slot.busy;
-    if (busy) {
-      slot.busy = undefined;
-      clearTimeout(busy.timer);
-      busy.pending.resolve({ result: { status: "fail", kind: "sandbox", error: `the sandbox process ended (${why})` }, interpreterMs: 0, wallMs: performance.now() - busy.started });
-    }
-    if (!this.finished && this.slots.includes(slot)) this.replace(slot);
-  }
-
-  private replace(slot: Slot): void {
-    const i = this.slots.indexOf(slot);
-    if (i < 0) return;
-    slot.dead = true;
-    slot.kill();
+  private spareFailed(p: SandboxProcess, e: unknown): void {
+    const i = this.spares.indexOf(p);
+    if (i >= 0) this.spares.splice(i, 1);
     if (this.finished) return;
-    this.slots[i] = new Slot(this, this.files, this.config);
-    this.pump();
+    // Three failed starts in a row: the install is broken. Stop respawning and fail everything, loudly.
+    if (++this.startFailures >= 3) return this.fail(new Error(`the Python sandbox cannot start: ${e instanceof Error ? e.message : String(e)}`));
+    this.fillSpares();
   }
 
-  /** Stops every worker and fails queued jobs. Idempotent. */
+  private fail(error: Error): void {
+    if (this.broken) return;
+    this.broken = error;
+    this.markBroken(error);
+    this.logger.error(error);
+    for (const w of this.queue.splice(0)) this.reject(w, error);
+    for (const w of this.referenceQueue.splice(0)) this.reject(w, error);
+  }
+
+  private reject(w: Waiter<unknown>, e: unknown): void {
+    w.signal?.removeEventListener("abort", w.onAbort);
+    w.reject(e);
+  }
+
+  private enqueue<T>(queue: Array<Waiter<unknown>>, start: (p: SandboxProcess) => Promise<T>, signal: AbortSignal | undefined, kick: () => void): Promise<T> {
+    if (this.finished) return Promise.reject(new Error("sandbox pool is finished"));
+    if (this.broken) return Promise.reject(this.broken);
+    if (signal?.aborted) return Promise.reject(new CancelledError());
+    return new Promise<T>((resolve, reject) => {
+      const waiter: Waiter<T> = { start, resolve, reject, signal, onAbort: () => {} };
+      waiter.onAbort = () => {
+        const i = queue.indexOf(waiter as Waiter<unknown>);
+        if (i >= 0) {
+          queue.splice(i, 1);
+          reject(new CancelledError());
+        }
+      };
+      signal?.addEventListener("abort", waiter.onAbort, { once: true });
+      queue.push(waiter as Waiter<unknown>);
+      kick();
+    });
+  }
+
+  /** Runs one answer job on a fresh, never-used process, which is killed afterwards whatever happened. */
+  runAnswer<T>(job: AnswerJob, driver: Driver<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+    return this.enqueue(this.queue, (p) => p.run({ type: "run", job }, driver, options.signal), options.signal, () => this.pump());
+  }
+
+  private pump(): void {
+    while (!this.finished && this.queue.length > 0 && this.busy.size < this.size) {
+      const i = this.spares.findIndex((s) => s.alive && s.startMs > 0);
+      if (i < 0) return;
+      const proc = this.spares.splice(i, 1)[0]!;
+      const waiter = this.queue.shift()!;
+      waiter.signal?.removeEventListener("abort", waiter.onAbort);
+      this.busy.add(proc);
+      this.fillSpares();
+      const running = waiter.start(proc);
+      this.onDispatch?.({ kill: () => void proc.kill() });
+      running.then(waiter.resolve, waiter.reject).finally(() => {
+        this.busy.delete(proc);
+        void proc.kill();
+        this.pump();
+      });
+    }
+  }
+
+  /** Runs a trusted expected-outputs job on a reference process (never one that ran an answer). */
+  runReference<T>(job: ExpectedJob, driver: Driver<T> & { reusable(): boolean }, options: { signal?: AbortSignal } = {}): Promise<T> {
+    return this.enqueue(
+      this.referenceQueue,
+      async (p) => {
+        const value = await p.run({ type: "run", job }, driver, options.signal);
+        // Wasm memory never shrinks: a reference process that grew large is replaced.
+        if (!driver.reusable() || !p.alive || p.rss() > this.rssLimitBytes / 2) void p.kill();
+        return value;
+      },
+      options.signal,
+      () => this.pumpReference(),
+    );
+  }
+
+  private pumpReference(): void {
+    for (const p of this.references.filter((r) => !r.alive)) this.references.splice(this.references.indexOf(p), 1);
+    while (!this.finished && this.referenceQueue.length > 0) {
+      const idle = this.referenceIdle.shift();
+      if (!idle) {
+        if (this.references.length + this.referenceStarting < this.referenceSize) this.startReference();
+        return;
+      }
+      if (!idle.alive) continue;
+      const waiter = this.referenceQueue.shift()!;
+      waiter.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.start(idle).then(waiter.resolve, waiter.reject).finally(() => {
+        if (idle.alive && !this.finished) this.referenceIdle.push(idle);
+        this.pumpReference();
+      });
+    }
+  }
+
+  private startReference(): void {
+    this.referenceStarting++;
+    this.startProcess("reference").then(
+      (p) => {
+        p.ready.then(
+          () => {
+            this.referenceStarting--;
+            if (this.finished) return void p.kill();
+            this.references.push(p);
+            this.referenceIdle.push(p);
+            this.pumpReference();
+          },
+          (e: unknown) => {
+            this.referenceStarting--;
+            if (++this.startFailures >= 3) this.fail(new Error(`the Python sandbox cannot start: ${e instanceof Error ? e.message : String(e)}`));
+            else this.pumpReference();
+          },
+        );
+      },
+      (e: unknown) => {
+        this.referenceStarting--;
+        this.fail(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  }
+
+  /** Runs a snippet in a fresh answer process and returns what it printed (diagnostics and tests). */
+  exec(code: string, capMs: number, options: { signal?: AbortSignal } = {}): Promise<{ stdout: string; error?: string; kind?: string }> {
+    const grace = this.graceMs;
+    const driver: Driver<{ stdout: string; error?: string; kind?: string }> = {
+      firstDeadlineMs: capMs + grace,
+      totalMs: capMs + grace,
+      maxLineBytes: () => 256 * 1024,
+      onMessage: (m: ProcessMessage) =>
+        m.type === "exec"
+          ? { settle: { stdout: m.stdout, ...(m.error ? { error: m.error } : {}) } }
+          : m.type === "raise"
+            ? { settle: { stdout: "", error: m.error, kind: m.kind } }
+            : { settle: { stdout: "", error: `unexpected message ${m.type}`, kind: "error" } },
+      onTimeout: () => ({ stdout: "", error: "timeout (the sandbox was killed after the deadline)", kind: "timeout" }),
+      onMemory: (rss) => ({ stdout: "", error: `killed at ${Math.round(rss / 1048576)} MB resident memory`, kind: "memory" }),
+      onProtocol: (why) => ({ stdout: "", error: `protocol violation: ${why}`, kind: "error" }),
+      onEnd: (why) => ({ stdout: "", error: why, kind: "sandbox" }),
+    };
+    return this.runAnswer({ mode: "exec", code, capMs }, driver, options);
+  }
+
+  /** Stops every process and fails queued jobs. Idempotent. */
   async finish(): Promise<void> {
     if (this.finished) return;
     this.finished = true;
-    for (const p of this.queue.splice(0)) p.reject(new CancelledError("sandbox pool finished"));
-    for (const slot of this.slots) {
-      if (slot.busy) {
-        clearTimeout(slot.busy.timer);
-        slot.busy.pending.reject(new CancelledError("sandbox pool finished"));
-        slot.busy = undefined;
-      }
-      slot.dead = true;
-      slot.kill();
-    }
-    this.slots.length = 0;
+    for (const w of this.queue.splice(0)) this.reject(w, new CancelledError("sandbox pool finished"));
+    for (const w of this.referenceQueue.splice(0)) this.reject(w, new CancelledError("sandbox pool finished"));
+    const all = [...this.spares.splice(0), ...this.busy, ...this.references.splice(0)];
+    this.referenceIdle.length = 0;
+    await Promise.all(all.map((p) => p.cancel()));
+    this.snapshots.dispose();
   }
 
   dispose(): Promise<void> {
     return this.finish();
   }
-}
-
-function initialCapMs(job: Job): number {
-  if (job.mode === "check") return job.phases[0]?.capMs ?? 4000;
-  return job.capMs;
-}
-
-function phaseOf(job: Extract<Job, { mode: "check" }>, index: number): { phase: string; index: number } | undefined {
-  let start = 0;
-  for (const p of job.phases) {
-    if (index < start + p.count) return { phase: p.name, index: index - start };
-    start += p.count;
-  }
-  return undefined;
 }

@@ -1,26 +1,38 @@
 /**
- * Sandbox worker: runs Python (Pyodide) jobs for the host-side runner. Normally a child process under Node's
- * permission model (read-only access to the Pyodide files and this file; no writes, no child processes, no
- * workers, empty environment); in fallback mode a worker thread with the same protocol. Bundled by
- * esbuild.mjs to dist/sandbox-worker.js; it must not import anything that is not bundled.
+ * A sandbox process (bundled by esbuild.mjs to dist/sandbox-worker.js; it must not import anything unbundled).
+ * Normally a child process under Node's permission model (read access to the Pyodide files, this file and the
+ * snapshot only; no writes, no child processes, no workers, no code generation from strings, an empty
+ * environment), inside OS namespaces where the platform has them (see confine.ts). In fallback mode a worker
+ * thread with the same messages.
+ *
+ * Roles (WorkerConfig.role):
+ * - `snapshot`: load Pyodide, import the common modules, define the harness, and write a memory snapshot to stdout
+ *   (one header line, then the raw bytes). Runs before anything else and never runs a job.
+ * - `answer`: restore an interpreter from the snapshot, say `ready`, run exactly ONE job (a model's program), then
+ *   exit. The host kills it anyway: nothing an answer does can outlive it.
+ * - `reference`: restore from the snapshot and run trusted `expected` jobs, one at a time, for as long as the host
+ *   keeps it. It never runs an answer.
  */
-import { constants as fsConstants, writeSync } from "node:fs";
+import { constants as fsConstants, readFileSync, writeSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
-import { HARNESS_PY } from "./harness-py.js";
-import { HostMessageSchema, PROTOCOL_VERSION, WorkerConfigSchema, type Job, type JobResult, type WorkerConfig, type WorkerMessage } from "./protocol.js";
+import type { PyodideAPI, loadPyodide as loadPyodideType } from "pyodide";
+import { HARNESS_PY, PRELOAD_PY } from "./harness-py.js";
+import { HostMessageSchema, PROTOCOL_VERSION, WorkerConfigSchema, type Job, type WorkerConfig } from "./protocol.js";
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- Pyodide is loaded at run time from the shipped files, untyped */
-type PyodideApi = any;
+// Pyodide's own types (its shipped .d.ts); the runtime itself is loaded from the shipped files at run time.
+type PyodideApi = PyodideAPI;
+type LoadPyodide = typeof loadPyodideType;
 
-// Captured before any user code runs: later monkey-patching of fs/process by escaped code cannot intercept it.
+// Captured before any other code runs: later monkey-patching by escaped code cannot intercept them.
 const rawWrite = writeSync;
+const bufferFrom = Buffer.from.bind(Buffer);
 const napArray = new Int32Array(new SharedArrayBuffer(4));
-/** Writes a whole line to fd 1: a pipe may take only part of it (or say EAGAIN) when the host reads slowly. */
-function writeAll(text: string): void {
-  const buf = Buffer.from(text, "utf8");
+
+/** Writes a whole buffer to fd 1: a pipe may take only part of it (or say EAGAIN) when the host reads slowly. */
+function writeAll(buf: Uint8Array): void {
   let off = 0;
   while (off < buf.length) {
     try {
@@ -31,170 +43,209 @@ function writeAll(text: string): void {
     }
   }
 }
-const send: (msg: WorkerMessage) => void = isMainThread
-  ? (msg) => writeAll(JSON.stringify(msg) + "\n")
-  : (msg) => parentPort!.postMessage(JSON.stringify(msg));
+
+const sendLine: (line: string) => void = isMainThread ? (line) => writeAll(bufferFrom(line + "\n", "utf8")) : (line) => parentPort!.postMessage(line);
+const send = (msg: object) => sendLine(JSON.stringify(msg));
 
 function readConfig(): WorkerConfig {
   const raw: unknown = isMainThread ? JSON.parse(process.argv[2] ?? "{}") : workerData;
   return WorkerConfigSchema.parse(raw);
 }
 
-/** Pyodide's NODEFS reads `process.binding('constants')`, which the permission model denies. */
+/** Pyodide's NODEFS reads `process.binding('constants')`, which the permission model denies; and the memory cap. */
 function installShims(memoryMb: number): void {
-  const proc = process as any;
+  const proc = process as unknown as { binding: (name: string) => unknown };
   const original = proc.binding.bind(process);
   proc.binding = (name: string) => (name === "constants" ? { fs: fsConstants, os: osConstants } : original(name));
-  // Wasm memory is not covered by resourceLimits: cap growth so a runaway allocation gets MemoryError.
+  // Wasm memory is not covered by V8's heap limit: cap growth so a runaway allocation gets MemoryError.
   const cap = memoryMb * 1024 * 1024;
-  const memoryProto = (globalThis as any).WebAssembly.Memory.prototype;
+  const wasm = (globalThis as unknown as { WebAssembly: { Memory: { prototype: unknown } } }).WebAssembly;
+  const memoryProto = wasm.Memory.prototype as { grow: (delta: number) => number; buffer: ArrayBuffer };
   const grow = memoryProto.grow;
   memoryProto.grow = function (this: { buffer: ArrayBuffer }, delta: number): number {
     if (this.buffer.byteLength + delta * 65536 > cap) throw new RangeError("sandbox memory cap reached");
     return grow.call(this, delta);
   };
-  // Compile Pyodide's 9.6 MB wasm once and instantiate every fresh interpreter from that module: creation is
-  // faster, and all instances share V8's tiered-up code, so a fresh interpreter runs as fast as the warm one
-  // that timed the canonical solution (otherwise the per-input limits would be unfair to candidates).
-  const wasm = (globalThis as any).WebAssembly;
-  const instantiate = wasm.instantiate;
-  let compiled: Promise<unknown> | undefined;
-  wasm.instantiate = async function (source: any, imports: unknown) {
-    if (!(source instanceof wasm.Module) && source?.byteLength > 5_000_000) {
-      compiled ??= wasm.compile(source);
-      const module = await compiled;
-      return { module, instance: await instantiate.call(wasm, module, imports) };
-    }
-    return instantiate.call(wasm, source, imports);
-  };
-  // Pyodide and escaped code may log through console; stdout is our protocol channel.
+  // Pyodide and escaped code may log through console; stdout is the protocol channel.
   const toStderr = (...args: unknown[]) => void process.stderr.write(args.map(String).join(" ") + "\n");
   // eslint-disable-next-line no-console -- redirecting console is the point: it must never reach the protocol channel
   console.log = console.info = console.warn = console.error = console.debug = toStderr;
 }
 
-interface Interpreter {
-  py: PyodideApi;
-  run: (jobJson: string, ctl: unknown, cap: number) => string;
-  createdMs: number;
+/**
+ * Defence in depth, after Pyodide has loaded and before the answer runs: the APIs the red team reached from
+ * escaped code (signals, V8 flags that write files, trace events, sockets, processes, workers) throw. The design
+ * does not rest on this — the answer's process holds nothing trusted, lives for one answer, and the OS confines it.
+ */
+function lockDown(): void {
+  const deny = (what: string) =>
+    function denied(): never {
+      throw new Error(`${what} is disabled in the sandbox`);
+    };
+  const proc = process as unknown as Record<string, unknown>;
+  for (const name of ["kill", "dlopen", "setuid", "setgid", "seteuid", "setegid", "setgroups", "initgroups", "chdir", "umask"]) {
+    if (typeof proc[name] === "function") proc[name] = deny(`process.${name}`);
+  }
+  const blocked = new Set(["child_process", "cluster", "dgram", "dns", "http", "http2", "https", "inspector", "net", "tls", "trace_events", "v8", "vm", "worker_threads", "repl", "module", "wasi"]);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the already-loaded module objects, to neuter them in place
+  const v8 = require("node:v8") as Record<string, unknown>;
+  v8.setFlagsFromString = deny("v8.setFlagsFromString");
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const net = require("node:net") as { Socket: { prototype: Record<string, unknown> } } & Record<string, unknown>;
+  for (const k of ["connect", "createConnection", "createServer"]) net[k] = deny(`net.${k}`);
+  net.Socket.prototype.connect = deny("net.Socket.connect");
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Module._load is how `process.mainModule.require` loads
+  const Module = require("node:module") as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const load = Module._load;
+  Module._load = function (request: string, ...rest: unknown[]) {
+    if (blocked.has(String(request).replace(/^node:/, ""))) throw new Error(`${request} is disabled in the sandbox`);
+    return load.call(this, request, ...rest);
+  };
+  for (const name of ["trace_events", "worker_threads", "child_process", "dgram"]) {
+    const m = load.call(Module, name, null, false) as Record<string, unknown>;
+    for (const k of Object.keys(m)) if (typeof m[k] === "function") m[k] = deny(`${name}.${k}`);
+  }
+  const getBuiltin = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  if (getBuiltin) {
+    proc.getBuiltinModule = (id: string) => {
+      if (blocked.has(String(id).replace(/^node:/, ""))) throw new Error(`${id} is disabled in the sandbox`);
+      return getBuiltin.call(process, id);
+    };
+  }
+  Object.freeze(JSON);
 }
 
-async function main(): Promise<void> {
-  const config = readConfig();
-  installShims(config.memoryMb);
-  const t0 = performance.now();
-  const indexURL = config.pyodideDir.endsWith(path.sep) ? config.pyodideDir : config.pyodideDir + path.sep;
-  // Loaded at run time from the shipped files (never bundled); the permission model allows reading only them.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
+async function loadInterpreter(config: WorkerConfig, loadPyodide: LoadPyodide, indexURL: string): Promise<PyodideApi> {
+  if (config.role === "snapshot") {
+    const py = await loadPyodide({ indexURL, jsglobals: {}, _makeSnapshot: true, stdout: () => {}, stderr: () => {} });
+    py.runPython(PRELOAD_PY);
+    py.runPython(HARNESS_PY);
+    return py;
+  }
+  const snapshot = readFileSync(config.snapshotFile!);
+  return loadPyodide({ indexURL, jsglobals: {}, _loadSnapshot: snapshot });
+}
 
-  // Deadline state read by Pyodide's signal check (it reads index 0 of the "interrupt buffer" periodically).
+/**
+ * Deadline state read by Pyodide's signal check (it reads index 0 of the "interrupt buffer" periodically). It
+ * fires repeatedly (every 20 ms) so code that swallows KeyboardInterrupt is hit again; the host's own deadline and
+ * kill cover code that swallows forever. This interrupt is a courtesy that turns an over-long input into a clean
+ * "raise": it fires only once the process has also used its limit in CPU time, so an answer slowed by a busy machine
+ * is not interrupted here. A sleeping or starved one is left to the host, which tells the two apart (job.ts: run-queue
+ * wait is given back, sleep is not). Output past the cap interrupts at once.
+ */
+function interruptState(outputCapBytes: number) {
   let deadline = Infinity;
+  let limitMs = Infinity;
+  let armedCpuMs = 0;
+  let forced = false;
   let nextFire = 0;
   let rawOutput = 0;
   let rawExceeded = false;
-  const interruptBuffer = {
-    get 0(): number {
-      const now = performance.now();
-      // Fire repeatedly (every 20 ms) so code that swallows KeyboardInterrupt is hit again; the host's hard
-      // kill covers code that swallows forever.
-      if (now > deadline && now >= nextFire) {
-        nextFire = now + 20;
-        return 2;
-      }
-      return 0;
-    },
-    set 0(_v: number) {},
+  const cpuMs = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
   };
-  const rawSink = {
-    write: (buf: Uint8Array) => {
-      rawOutput += buf.length;
-      if (rawOutput > config.outputCapBytes) {
-        rawExceeded = true;
-        deadline = 0;
-      }
-      return buf.length;
+  const over = (now: number): boolean => forced || (now > deadline && cpuMs() - armedCpuMs >= limitMs);
+  return {
+    interruptBuffer: {
+      get 0(): number {
+        const now = performance.now();
+        if (now > deadline && now >= nextFire) {
+          nextFire = now + 20;
+          return over(now) ? 2 : 0;
+        }
+        return 0;
+      },
+      set 0(_v: number) {},
     },
-  };
-
-  const base = await loadPyodide({ indexURL, jsglobals: {}, _makeSnapshot: true, stdout: () => {}, stderr: () => {} });
-  // Modules the harness and typical solutions import, so each fresh instance starts warm.
-  base.runPython("import sys, os, io, json, time, pickle, base64, copy, math, re, posix, collections, itertools, functools, heapq, bisect, string, typing, fractions, decimal, statistics");
-  const snapshot: Uint8Array = base.makeMemorySnapshot();
-  const version: string = base.version;
-
-  async function fresh(): Promise<Interpreter> {
-    const t = performance.now();
-    const py = await loadPyodide({ indexURL, jsglobals: {}, _loadSnapshot: snapshot });
-    py.setStdout(rawSink);
-    py.setStderr(rawSink);
-    py.setInterruptBuffer(interruptBuffer);
-    py.runPython(HARNESS_PY);
-    py.runPython(SLEEP_PATCH);
-    const run = py.globals.get("_sf_run");
-    return { py, run, createdMs: performance.now() - t };
-  }
-
-  let spare: Promise<Interpreter> = fresh();
-  let trusted: Interpreter | undefined;
-  await spare;
-  send({ type: "ready", version: PROTOCOL_VERSION, pyodide: version, coldStartMs: performance.now() - t0 });
-
-  const ctlFor = (id: number, nonce: string) => ({
+    rawSink: {
+      write: (buf: Uint8Array) => {
+        rawOutput += buf.length;
+        if (rawOutput > outputCapBytes) {
+          rawExceeded = true;
+          forced = true;
+          deadline = 0;
+        }
+        return buf.length;
+      },
+    },
     arm: (ms: number) => {
       deadline = performance.now() + ms;
+      limitMs = ms;
+      armedCpuMs = cpuMs();
       nextFire = 0;
     },
     disarm: () => {
       deadline = Infinity;
     },
-    expired: () => performance.now() > deadline,
-    progress: (index: number, limitMs: number) => send({ type: "progress", id, nonce, index, limitMs }),
-  });
-
-  async function runJob(id: number, nonce: string, job: Job): Promise<void> {
-    let interp: Interpreter;
-    let interpreterMs = 0;
-    if (job.mode === "expected") {
-      // Canonical solutions are trusted and share one interpreter, as EvalPlus computes ground truth in one process.
-      if (!trusted) {
-        trusted = await spare;
-        interpreterMs = trusted.createdMs;
-        spare = fresh();
-      }
-      interp = trusted;
-    } else {
-      interp = await spare;
-      interpreterMs = interp.createdMs;
-    }
-    rawOutput = 0;
-    rawExceeded = false;
-    // Tell the host the job really starts now, so interpreter creation does not eat into its deadline.
-    send({ type: "progress", id, nonce, index: -1, limitMs: job.mode === "check" ? (job.phases[0]?.capMs ?? 4000) : job.capMs });
-    let result: JobResult;
-    let dying = false;
-    try {
-      const text = interp.run(JSON.stringify(job), ctlFor(id, nonce), config.outputCapBytes);
-      result = JSON.parse(text) as JobResult;
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      const isPython = e instanceof Error && e.constructor?.name === "PythonError";
-      const last = message.trim().split("\n").pop() ?? message;
-      const kind = /KeyboardInterrupt/.test(last) ? "timeout" : /MemoryError/.test(last) ? "memory" : isPython ? "error" : "sandbox";
-      result = { status: "fail", kind, error: kind === "sandbox" ? `interpreter crashed: ${last.slice(0, 300)}` : last.slice(0, 300) };
-      if (!isPython) dying = true;
-      if (job.mode === "expected") trusted = undefined;
-    } finally {
+    expired: () => over(performance.now()),
+    rawExceeded: () => rawExceeded,
+    startJob: () => {
+      rawOutput = 0;
+      rawExceeded = false;
+    },
+    reset: () => {
       deadline = Infinity;
-    }
-    if (rawExceeded && result.status === "fail") result = { ...result, kind: "output-limit" };
-    if (job.mode !== "expected") spare = fresh(); // the used interpreter is dropped; never reused
-    send({ type: "result", id, nonce, result, heapBytes: process.memoryUsage().rss, interpreterMs, ...(dying ? { dying } : {}) });
-    if (dying) process.exit(70);
-  }
+      forced = false;
+    },
+  };
+}
 
-  // One job at a time: Python blocks the event loop anyway, and the host never sends a second one early.
-  let queue: Promise<void> = Promise.resolve();
+async function main(): Promise<void> {
+  const config = readConfig();
+  installShims(config.memoryMb);
+  const indexURL = config.pyodideDir.endsWith(path.sep) ? config.pyodideDir : config.pyodideDir + path.sep;
+  // Loaded at run time from the shipped files (never bundled); the permission model allows reading only them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { loadPyodide } = require(path.join(indexURL, "pyodide.js")) as { loadPyodide: LoadPyodide };
+
+  const limits = interruptState(config.outputCapBytes);
+
+  const py = await loadInterpreter(config, loadPyodide, indexURL);
+  if (config.role === "snapshot") {
+    const bytes = py.makeMemorySnapshot();
+    if (!isMainThread) {
+      parentPort!.postMessage(bytes);
+      return;
+    }
+    send({ type: "snapshot", bytes: bytes.length, pyodide: py.version });
+    writeAll(bytes);
+    process.exit(0);
+  }
+  py.setStdout(limits.rawSink);
+  py.setStderr(limits.rawSink);
+  // Pyodide reads index 0 of whatever it is given; a getter lets the deadline fire without a SharedArrayBuffer writer.
+  py.setInterruptBuffer(limits.interruptBuffer as unknown as Int32Array);
+  const ctl = {
+    arm: limits.arm,
+    disarm: limits.disarm,
+    expired: limits.expired,
+    raw_exceeded: limits.rawExceeded,
+    send: (line: string) => sendLine(String(line)),
+  };
+  const entry = py.globals.get(config.role === "answer" ? "_sf_answer" : "_sf_expected") as (...args: unknown[]) => unknown;
+  if (config.role === "answer" && isMainThread) lockDown();
+  send({ type: "ready", version: PROTOCOL_VERSION, pyodide: py.version });
+
+  const runJob = (job: Job): void => {
+    limits.startJob();
+    try {
+      if (config.role === "answer") entry(JSON.stringify(job), ctl, config.outputCapBytes);
+      else entry(JSON.stringify(job), ctl);
+    } catch (e) {
+      // The harness reports the answer's own failures itself; reaching here means the interpreter broke (or, in a
+      // reference process, the canonical solution raised). The host reads this as the job's end.
+      const message = e instanceof Error ? e.message : String(e);
+      const last = message.trim().split("\n").pop() ?? message;
+      const kind = /KeyboardInterrupt/.test(last) ? "timeout" : /MemoryError/.test(last) ? "memory" : "error";
+      send({ type: "raise", kind, error: last.slice(0, 300) });
+    } finally {
+      limits.reset();
+    }
+  };
+
+  let jobs = 0;
   const onLine = (line: string) => {
     if (!line.trim()) return;
     let parsed;
@@ -207,8 +258,13 @@ async function main(): Promise<void> {
       send({ type: "fatal", message: `bad host message: ${line.slice(0, 200)}` });
       return;
     }
-    const msg = parsed.data;
-    queue = queue.then(() => runJob(msg.id, msg.nonce, msg.job));
+    jobs++;
+    if (config.role === "answer" && jobs > 1) {
+      send({ type: "fatal", message: "an answer process runs one job only" });
+      return;
+    }
+    runJob(parsed.data.job);
+    if (config.role === "answer") process.exitCode = 0;
   };
   if (isMainThread) {
     createInterface({ input: process.stdin }).on("line", onLine);
@@ -218,23 +274,9 @@ async function main(): Promise<void> {
   }
 }
 
-/** time.sleep in chunks, so the deadline interrupt (checked between bytecodes) can land while "sleeping". */
-const SLEEP_PATCH = `
-import time as _t
-def _sf_sleep(seconds, _real=_t.sleep, _mono=_t.monotonic):
-    end = _mono() + seconds
-    while True:
-        left = end - _mono()
-        if left <= 0:
-            return
-        _real(min(left, 0.02))
-_t.sleep = _sf_sleep
-del _t
-`;
-
 main().catch((e: unknown) => {
   try {
-    send({ type: "fatal", message: e instanceof Error ? `${e.message}` : String(e) });
+    send({ type: "fatal", message: e instanceof Error ? e.message.slice(0, 500) : String(e).slice(0, 500) });
   } finally {
     process.exit(71);
   }

@@ -164,7 +164,7 @@ export async function downloadTaskSet(name: TaskSetName, options: DownloadOption
         `download of ${entry.title} from ${url} failed verification: expected sha256 ${entry.sha256}, got ${sha256}` +
           (entry.content ? ` (decompressed ${entry.content.algorithm} expected ${entry.content.hex}, got ${check.contentHex ?? "unreadable gzip"})` : "") +
           "; the file was discarded and the cache is unchanged",
-        { hint: "Retry; if it fails again the server or a proxy is serving different bytes. Use --base-url to point at a trusted mirror." },
+        { hint: "Retry; if it fails again the server or a proxy is serving different bytes: download from a trusted mirror instead.", hintIds: ["taskSetMirror"] },
       );
     }
     if (check.viaContent) {
@@ -181,7 +181,8 @@ export async function downloadTaskSet(name: TaskSetName, options: DownloadOption
     if (error instanceof SkillFollowingError) throw error;
     if (options.signal?.aborted) throw new CancelledError(`download of ${entry.name} cancelled`);
     throw new DownloadError(`download of ${entry.title} from ${url} failed: ${describe(error)}`, {
-      hint: "Check the network connection or proxy, or use --base-url to point at a mirror laid out as <name>/<file>.",
+      hint: "Check the network connection or proxy, or download from a mirror laid out as <mirror>/<name>/<file>.",
+      hintIds: ["taskSetMirror"],
       cause: error,
     });
   }
@@ -193,7 +194,8 @@ async function fetchTo(url: string, temp: string, maxBytes: number, signal?: Abo
   if (!response.ok || response.body === null) {
     await response.body?.cancel().catch(() => undefined);
     throw new DownloadError(`download from ${url} failed: HTTP ${response.status} ${response.statusText}`.trimEnd(), {
-      hint: "Check the URL (or --base-url mirror) and try again.",
+      hint: "Check the URL (or the mirror) and try again.",
+      hintIds: ["taskSetMirror"],
     });
   }
   const hash = createHash("sha256");

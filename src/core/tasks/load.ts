@@ -3,10 +3,10 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { InputError, located } from "../errors.js";
-import { normaliseMathAnswer } from "../grading/math-normalise.js";
+import { normaliseMathAnswer } from "../math/normalise.js";
 import { evalplusImporters } from "./evalplus.js";
 import { ACCEPTED_FORMATS, gsm8kImporter, math500Importer, nativeImporter } from "./importers.js";
-import { readLines } from "./line-reader.js";
+import { readLines } from "../line-reader.js";
 import { TaskSchema, type Task, type TaskImporter, type TaskLoadIssue, type TaskSet } from "./schema.js";
 
 export interface LoadTaskSetOptions {
@@ -45,7 +45,7 @@ const acceptedList = () => `accepted formats: ${ACCEPTED_FORMATS.join("; ")}`;
 export async function loadTaskSet(file: string, options: LoadTaskSetOptions = {}): Promise<TaskSet> {
   const limit = options.limit;
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
-    throw new InputError(`limit must be a positive integer, got ${limit}`, { hint: "Pass --limit 10, or leave it out to load every task." });
+    throw new InputError(`limit must be a positive integer, got ${limit}`, { hint: "Give a whole number of tasks, or none to load every task.", hintIds: ["limit"] });
   }
   const maxIssues = options.maxIssues ?? 1000;
   let size: number;
@@ -55,9 +55,9 @@ export async function loadTaskSet(file: string, options: LoadTaskSetOptions = {}
     size = st.size;
   } catch (e) {
     if (e instanceof InputError) throw e;
-    throw new InputError(`${file}: cannot read task file: ${(e as Error).message}`, { file, action: "pickTaskSet", cause: e });
+    throw new InputError(`${file}: cannot read task file: ${(e as Error).message}`, { file, hintIds: ["taskSet"], cause: e });
   }
-  if (size === 0) throw new InputError(located(file, undefined, `task file is empty; ${acceptedList()}`), { file, action: "pickTaskSet" });
+  if (size === 0) throw new InputError(located(file, undefined, `task file is empty; ${acceptedList()}`), { file, hintIds: ["taskSet"] });
   const hashing = hashFile(file);
   // A load that fails before hashing finishes must not leave an unhandled rejection behind.
   hashing.catch(() => {});
@@ -143,11 +143,11 @@ export async function loadTaskSet(file: string, options: LoadTaskSetOptions = {}
   if (dropped > 0) issues.push({ file, line: issues[issues.length - 1]?.line ?? 1, message: `${dropped} more problems not listed` });
   if (!importer) {
     const why = issues.length > 0 ? `no JSON record found (line ${issues[0]?.line}: ${issues[0]?.message})` : "the file has only blank lines";
-    throw new InputError(located(file, issues[0]?.line, `not a task set: ${why}; ${acceptedList()}`), { file, action: "pickTaskSet" });
+    throw new InputError(located(file, issues[0]?.line, `not a task set: ${why}; ${acceptedList()}`), { file, hintIds: ["taskSet"] });
   }
   if (tasks.length === 0) {
     const first = issues[0];
-    throw new InputError(`${file}: no valid task in the file (${issues.length} problems; first: line ${first?.line}: ${first?.message})`, { file, line: first?.line, action: "openFile" });
+    throw new InputError(`${file}: no valid task in the file (${issues.length} problems; first: line ${first?.line}: ${first?.message})`, { file, line: first?.line, hintIds: ["file"] });
   }
   return {
     name: options.name ?? (importer.setName || baseName(file)),
@@ -191,7 +191,7 @@ function parseRecord(text: string, importer: TaskImporter): Record<string, unkno
 }
 
 function notTaskSet(file: string, line: number, why: string): InputError {
-  return new InputError(located(file, line, `not a task set: ${why}; ${acceptedList()}`), { file, line, action: "pickTaskSet" });
+  return new InputError(located(file, line, `not a task set: ${why}; ${acceptedList()}`), { file, line, hintIds: ["taskSet"] });
 }
 
 /** `data/MbppPlus.jsonl.gz` -> `MbppPlus`. */

@@ -1,8 +1,8 @@
-import path from "node:path";
 import { ModelConfigError } from "../../core/errors.js";
 import { createCachedClient } from "../../core/models/cache.js";
 import { createOpenAIClient, isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../core/models/openai-client.js";
 import type { ModelClient } from "../../core/models/types.js";
+import type { RunSettings } from "../../core/settings.js";
 import type { Services } from "../services.js";
 import { createLmClient, selectLmModel } from "./lm-client.js";
 
@@ -13,26 +13,33 @@ export interface ResolvedClient {
 }
 
 /**
- * The model client of one evaluation, always behind the response cache (re-runs are free; an edited skill
- * re-issues only the calls after it was loaded). The key comes from SecretStorage (or the environment) and goes
+ * The model client of one evaluation, behind the response cache unless the settings turn it off (re-runs are free;
+ * an edited skill re-issues only the calls after it was loaded). The key comes from SecretStorage (or the environment) and goes
  * only into the client's Authorization header: the cache key and the run header carry the endpoint, never the key.
  */
-export async function resolveClient(svc: Services, modelName: string): Promise<ResolvedClient> {
+export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds">): Promise<ResolvedClient> {
   const cfg = svc.config.get();
-  const cacheDir = path.join(svc.dataDir, "cache", "responses");
+  const cached = (inner: ModelClient) => (settings.responseCache ? createCachedClient(inner, { dir: svc.layout.responsesDir, logger: svc.logger }) : inner);
   if (cfg.modelProvider === "vscode-lm") {
     const model = await selectLmModel(modelName);
     const inner = createLmClient(model, "Skill Following runs each task with and without your skills to measure their effect.");
-    return { client: createCachedClient(inner, { dir: cacheDir, logger: svc.logger }), modelName: model.id };
+    return { client: cached(inner), modelName: model.id };
   }
   const baseUrl = cfg.baseUrl;
   const key = await svc.secrets.getApiKey();
   if (!key && !isLocalEndpoint(baseUrl)) {
     throw new ModelConfigError(`Set an API key first: ${baseUrl} needs one`, {
-      hint: "Run Skill Following: Set API Key (stored in VS Code's secret storage), or point skillFollowing.baseUrl at a local server.",
-      action: "setApiKey",
+      hint: "Set one (it is kept in VS Code's secret storage), or point the base URL at a local server.",
+      hintIds: ["apiKey", "baseUrl"],
     });
   }
-  const inner = createOpenAIClient({ baseURL: baseUrl, apiKey: key?.key ?? LOCAL_DUMMY_KEY, model: modelName, logger: svc.logger, env: {} });
-  return { client: createCachedClient(inner, { dir: cacheDir, logger: svc.logger }), modelName, baseUrl };
+  const inner = createOpenAIClient({
+    baseURL: baseUrl,
+    apiKey: key?.key ?? LOCAL_DUMMY_KEY,
+    model: modelName,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    logger: svc.logger,
+    env: {},
+  });
+  return { client: cached(inner), modelName, baseUrl };
 }

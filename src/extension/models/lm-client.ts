@@ -76,13 +76,13 @@ export function mapLmError(err: unknown): Error {
       case vscode.LanguageModelError.NoPermissions.name:
         return new ModelConfigError("VS Code language model access was not granted to Skill Following", {
           hint: "Run the evaluation again and allow access when VS Code asks, or pick an OpenAI-compatible endpoint.",
-          action: "openSettings",
+          hintIds: ["modelProvider"],
         });
       case vscode.LanguageModelError.Blocked.name:
         return new ModelRequestError("the language model blocked this request (quota or policy); wait and retry", 429);
       case vscode.LanguageModelError.NotFound.name:
         return new ModelRequestError("the selected VS Code language model is not available (is its extension installed and signed in?)", 404, {
-          action: "openSettings",
+          hintIds: ["model", "modelProvider"],
         });
       default:
         return new ModelRequestError(`language model error (${err.code}): ${err.message}`, undefined);
@@ -97,8 +97,8 @@ export async function selectLmModel(selector: string): Promise<vscode.LanguageMo
   const model = models[0];
   if (!model) {
     throw new ModelConfigError(`no VS Code language model matches "${selector}"`, {
-      hint: "Install and sign in to a chat model provider (e.g. GitHub Copilot), or set skillFollowing.modelProvider to openai-compatible.",
-      action: "openSettings",
+      hint: "Install and sign in to a chat model provider (e.g. GitHub Copilot), or use an OpenAI-compatible endpoint.",
+      hintIds: ["modelProvider"],
     });
   }
   return model;
@@ -110,7 +110,7 @@ export function createLmClient(model: vscode.LanguageModelChat, justification: s
     id: `vscode-lm:${model.vendor}/${model.id}`,
     async complete(request: ChatRequest, options): Promise<ChatResponse> {
       if (request.tools?.length && !api) {
-        throw new ModelConfigError("VS Code language models need VS Code 1.95 or later for tool calls (the skill tools)", { action: "openSettings" });
+        throw new ModelConfigError("VS Code language models need VS Code 1.95 or later for tool calls (the skill tools)", { hintIds: ["modelProvider"] });
       }
       const source = new vscode.CancellationTokenSource();
       const onAbort = () => source.cancel();

@@ -124,7 +124,8 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       ...(options.enableProposedApi ?? []).flatMap((id) => ["--enable-proposed-api", id]),
       "--disable-getting-started-override",
     ],
-    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } },
+    // Downloads go to the session, never to the user's shared task-set cache (src/core/layout.ts).
+    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SKILL_FOLLOWING_TASKS_CACHE: path.join(options.sessionDir, "task-sets"), ...options.env } },
   );
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);

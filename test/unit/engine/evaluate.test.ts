@@ -6,9 +6,10 @@ import { after, before, describe, it } from "node:test";
 import { createGrader } from "../../../src/core/grading/index.js";
 import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
 import { buildReport } from "../../../src/core/report/build.js";
-import { evaluate, type EvaluateOptions } from "../../../src/core/runs/evaluate.js";
+import { evaluate, type EvaluationDeps } from "../../../src/core/runs/evaluate.js";
 import { inControlSample } from "../../../src/core/runs/plan.js";
 import { readRunFile } from "../../../src/core/runs/store.js";
+import { RUN_SETTING_KEYS, type RunSettingsInput } from "../../../src/core/settings.js";
 import type { TaskSet } from "../../../src/core/tasks/schema.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { boxedAnswer, taskPlanScript, type TaskPlan } from "../../support/scripts.js";
@@ -51,27 +52,29 @@ describe("evaluate()", () => {
     await grader.dispose();
   });
 
-  const options = (extra: Partial<EvaluateOptions> = {}): EvaluateOptions => ({
-    skills,
-    taskSet,
-    client: createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5, maxBackoffMs: 20 }),
-    model: "m",
-    grader,
-    mode: "catalog",
-    design: "paired",
-    samples: 1,
-    params: { temperature: 0 },
-    concurrency: 4,
-    runFile: path.join(dir, `run-${n++}.jsonl`),
-    resume: false,
-    isolation: { isolation: "none" },
-    ...extra,
-  });
+  /** One call of evaluate(settings, deps), with this scenario's defaults; `extra` may set either. */
+  const run = (extra: RunSettingsInput & Partial<EvaluationDeps> = {}) => {
+    const settings: Record<string, unknown> = { mode: "catalog", design: "paired", samples: 1, temperature: 0, concurrency: 4 };
+    const deps: EvaluationDeps = {
+      skills,
+      taskSet,
+      client: createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5, maxBackoffMs: 20 }),
+      model: "m",
+      grader,
+      runFile: path.join(dir, `run-${n++}.jsonl`),
+      resume: false,
+    };
+    for (const [k, v] of Object.entries(extra)) {
+      if ((RUN_SETTING_KEYS as string[]).includes(k)) settings[k] = v;
+      else (deps as unknown as Record<string, unknown>)[k] = v;
+    }
+    return evaluate(settings, deps);
+  };
 
   it("paired design: 2n runs, each key once, verdicts as scripted", async () => {
     server.reset();
     const progress: number[] = [];
-    const result = await evaluate(options({ onProgress: (p) => progress.push(p.done) }));
+    const result = await run({ onProgress: (p) => progress.push(p.done) });
     assert.equal(result.records.length, 40);
     assert.equal(result.failedRuns, 0);
     assert.equal(server.calls, 20 + 10 + 10 + 10); // disabled 20, enabled 10 one-turn + 10 two-turn
@@ -87,7 +90,7 @@ describe("evaluate()", () => {
 
   it("RAE-only design: n + n_cond runs, disabled runs only where the enabled run retrieved", async () => {
     server.reset();
-    const result = await evaluate(options({ design: "rae-only" }));
+    const result = await run({ design: "rae-only" });
     assert.equal(result.records.length, 20 + 10);
     const disabled = result.records.filter((r) => r.condition === "disabled").map((r) => r.taskId).sort();
     assert.deepEqual(disabled, Array.from({ length: 10 }, (_, i) => `q${i}`).sort());
@@ -100,7 +103,7 @@ describe("evaluate()", () => {
     const sampled = taskSet.tasks.map((t) => t.id).filter((id) => inControlSample(id, control));
     const sampledNotRetrieved = sampled.filter((id) => Number(id.slice(1)) >= 10);
     assert.ok(sampledNotRetrieved.length >= 2 && sampledNotRetrieved.length <= 8, `a seed with a useful sample (${sampled.join(", ")})`);
-    const result = await evaluate(options({ design: "rae-only", control }));
+    const result = await run({ design: "rae-only", raeOnlyControl: control.q, shuffleSeed: control.seed });
     assert.deepEqual(result.header.control, control);
     const disabled = new Set(result.records.filter((r) => r.condition === "disabled").map((r) => r.taskId));
     const retrievedIds = Array.from({ length: 10 }, (_, i) => `q${i}`);
@@ -128,27 +131,25 @@ describe("evaluate()", () => {
     assert.ok(Math.abs(a.length / ids.length - 0.2) < 0.03, `about q of the tasks (${a.length})`);
     assert.notDeepEqual(a, ids.filter((id) => inControlSample(id, { q: 0.2, seed: 2 })), "another seed, another sample");
     assert.ok(a.every((id) => inControlSample(id, { q: 0.4, seed: 1 })), "a larger q keeps the smaller sample (nested)");
-    await assert.rejects(evaluate(options({ control: { q: 0.5 } })), /needs the RAE-only design/);
+    await assert.rejects(run({ raeOnlyControl: 0.5 }), /needs the RAE-only design/);
   });
 
   it("cancelling keeps finished runs; resuming completes with identical verdicts and no duplicates", async () => {
     server.reset();
     const controller = new AbortController();
     const runFile = path.join(dir, "cancel.jsonl");
-    const first = await evaluate(
-      options({
-        runFile,
-        concurrency: 2,
-        signal: controller.signal,
-        onRecord: () => {
-          if (!controller.signal.aborted) controller.abort();
-        },
-      }),
-    );
+    const first = await run({
+      runFile,
+      concurrency: 2,
+      signal: controller.signal,
+      onRecord: () => {
+        if (!controller.signal.aborted) controller.abort();
+      },
+    });
     assert.equal(first.stopReason, "cancelled");
     const kept = (await readRunFile(runFile)).records.length;
     assert.ok(kept >= 1 && kept < 40, `kept ${kept}`);
-    const resumed = await evaluate(options({ runFile, resume: true }));
+    const resumed = await run({ runFile, resume: true });
     assert.equal(resumed.stopReason, undefined);
     const back = await readRunFile(runFile);
     assert.equal(back.records.length, 40);
@@ -161,7 +162,7 @@ describe("evaluate()", () => {
     for (const content of ["", '{"type":"header","formatVer']) {
       const runFile = path.join(dir, `headerless-${content.length}.jsonl`);
       writeFileSync(runFile, content);
-      const result = await evaluate(options({ runFile, resume: true, limit: 2 }));
+      const result = await run({ runFile, resume: true, limit: 2 });
       assert.equal(result.records.length, 4);
       assert.equal((await readRunFile(runFile)).records.length, 4);
     }
@@ -169,8 +170,8 @@ describe("evaluate()", () => {
 
   it("resume refuses a run file made with another model", async () => {
     const runFile = path.join(dir, "other-model.jsonl");
-    await evaluate(options({ runFile, limit: 2 }));
-    await assert.rejects(evaluate(options({ runFile, resume: true, model: "other" })), /cannot resume: the model changed/);
+    await run({ runFile, limit: 2 });
+    await assert.rejects(run({ runFile, resume: true, model: "other" }), /cannot resume: the model changed/);
   });
 
   it("--stop-when decided stops once harm on retrieved tasks is decided and records why", async () => {
@@ -181,15 +182,13 @@ describe("evaluate()", () => {
     const s2 = await startScriptedServer({ script: harmScript });
     try {
       const tasks = all.map((t) => ({ ...t, answer: "1" }));
-      const result = await evaluate(
-        options({
-          taskSet: { ...big.taskSet, hash: "h60", tasks },
-          client: createOpenAIClient({ baseURL: s2.url, apiKey: "sk-test", model: "m" }),
-          stopWhen: "decided",
-          shuffleSeed: 7,
-          concurrency: 2,
-        }),
-      );
+      const result = await run({
+        taskSet: { ...big.taskSet, hash: "h60", tasks },
+        client: createOpenAIClient({ baseURL: s2.url, apiKey: "sk-test", model: "m" }),
+        stopWhen: "decided",
+        shuffleSeed: 7,
+        concurrency: 2,
+      });
       assert.match(result.stopReason ?? "", /^decided: harmful after \d+ retrieved task pairs/);
       const back = await readRunFile(result.runFile);
       assert.equal(back.stops.length, 1);
@@ -208,7 +207,7 @@ describe("evaluate()", () => {
     const s401 = await startScriptedServer({ script, requireKey: "sk-right" });
     try {
       await assert.rejects(
-        evaluate(options({ client: createOpenAIClient({ baseURL: s401.url, apiKey: "sk-wrong", model: "m" }) })),
+        run({ client: createOpenAIClient({ baseURL: s401.url, apiKey: "sk-wrong", model: "m" }) }),
         (err: Error & { status?: number }) => err.status === 401,
       );
       assert.equal(s401.calls, 0);

@@ -5,7 +5,8 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { Planner, seededShuffle } from "../../../src/core/runs/plan.js";
 import { RunWriter, readRunFile } from "../../../src/core/runs/store.js";
-import { runKey, type Condition, type RunRecord } from "../../../src/core/runs/types.js";
+import { runKey, type RunRecord } from "../../../src/core/runs/types.js";
+import type { Condition } from "../../../src/shared/vocabulary/index.js";
 import { header as makeHeader, rec } from "../report/fixtures.js";
 import { mathTask } from "./helpers.js";
 
@@ -113,5 +114,20 @@ describe("run file", () => {
     const notRun = path.join(dir, "notrun.jsonl");
     writeFileSync(notRun, `${JSON.stringify({ task_id: "Mbpp/2" })}\n`);
     await assert.rejects(readRunFile(notRun), /notrun\.jsonl:1: not a Skill Following run file header/);
+  });
+
+  it("reads through the capped line reader: an over-long line is skipped with a warning, the rest still loads", async () => {
+    const file = path.join(dir, "long.jsonl");
+    const huge = record("x", "enabled", 0);
+    huge.transcript = [{ role: "assistant", content: "y".repeat(10_000) }];
+    writeFileSync(file, [JSON.stringify(header), JSON.stringify(huge), JSON.stringify(record("b", "enabled", 0)), ""].join("\n"));
+    const back = await readRunFile(file, { maxLineBytes: 4096 });
+    assert.deepEqual(back.records.map((r) => r.taskId), ["b"]);
+    assert.equal(back.warnings.length, 1);
+    assert.match(back.warnings[0]!, /long\.jsonl:2: line is \d+ bytes, over the 4096-byte line limit; skipped/);
+    // An over-long torn tail is still a torn tail.
+    appendFileSync(file, JSON.stringify(huge));
+    const torn = await readRunFile(file, { maxLineBytes: 4096 });
+    assert.match(torn.warnings.at(-1)!, /long\.jsonl:4: torn last line ignored/);
   });
 });

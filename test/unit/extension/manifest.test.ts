@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { COMMANDS, COMMAND_CATEGORY } from "../../../src/extension/command-ids.js";
-import { CONFIG_KEYS, CONFIG_SECTION, parseConfig } from "../../../src/extension/config-schema.js";
+import { RUN_SETTING_KEYS, RUN_SETTING_SPECS } from "../../../src/core/settings.js";
+import { CONFIG_KEYS, CONFIG_SECTION, RUN_SETTING_CONFIG_KEYS, parseConfig } from "../../../src/extension/config-schema.js";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
@@ -14,7 +15,7 @@ const pkg = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")
   contributes: {
     commands: { command: string; title: string; category?: string }[];
     menus: Record<string, { command: string; when?: string }[]>;
-    configuration: { properties: Record<string, { default?: unknown }> };
+    configuration: { properties: Record<string, { default?: unknown; type?: unknown; minimum?: number; maximum?: number; enum?: string[]; description?: string }> };
     walkthroughs: { steps: { media: { markdown?: string } }[] }[];
   };
 };
@@ -71,6 +72,25 @@ describe("settings vs the Config facade", () => {
     for (const [k, v] of Object.entries(pkg.contributes.configuration.properties)) raw[k.slice(CONFIG_SECTION.length + 1)] = v.default;
     const plain = (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown; // undefined-valued keys = absent
     assert.deepEqual(plain(parseConfig(raw)), plain(parseConfig({})));
+  });
+
+  it("declares every evaluation option with the core schema's type, range, default and description", () => {
+    for (const key of RUN_SETTING_KEYS) {
+      const spec = RUN_SETTING_SPECS[key];
+      const name = `${CONFIG_SECTION}.${RUN_SETTING_CONFIG_KEYS[key]}`;
+      const p = pkg.contributes.configuration.properties[name];
+      assert.ok(p, `${name} (RunSettings.${key}) is not declared`);
+      const declared = { type: p.type, enum: p.enum, minimum: p.minimum, maximum: p.maximum, default: p.default, description: p.description };
+      const expected = {
+        type: spec.default === undefined ? [spec.type, "null"] : spec.type,
+        enum: spec.enum,
+        minimum: spec.minimum,
+        maximum: spec.maximum,
+        default: spec.default ?? null,
+        description: spec.description,
+      };
+      assert.deepEqual(declared, expected, name);
+    }
   });
 
   it("falls back to defaults for invalid values", () => {

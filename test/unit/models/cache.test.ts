@@ -125,6 +125,22 @@ describe("response cache", () => {
     await rm(dir, { recursive: true });
   });
 
+  it("an entry written before the checksummed format is still a hit (no re-billing), and is stored again checksummed", async () => {
+    const c = client();
+    const [r] = requests("x");
+    const first = await c.complete(r!, { sampleIndex: 0 });
+    const [file] = await listFiles(dir);
+    const entry = JSON.parse(await readFile(file!, "utf8")) as { key: string; value: unknown };
+    // The shape version 0.1 wrote.
+    await writeFile(file!, JSON.stringify({ version: 1, key: entry.key, response: entry.value }));
+    const again = await client().complete(r!, { sampleIndex: 0 });
+    assert.equal(again.cached, true);
+    assert.equal(again.content, first.content);
+    assert.equal(server.calls, 1);
+    assert.match(await readFile(file!, "utf8"), /"sha256":"[0-9a-f]{64}"/);
+    await rm(dir, { recursive: true });
+  });
+
   it("concurrent identical requests leave one whole entry and no temp files", async () => {
     const c = client();
     const [r] = requests("x");

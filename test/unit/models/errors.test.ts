@@ -68,14 +68,14 @@ describe("retry and error classification", () => {
     });
   }
 
-  const hints: Array<[number, RegExp, string]> = [
-    [400, /tool calls|parameters/, "showLog"],
-    [401, /API key/, "setApiKey"],
-    [403, /permission/, "setApiKey"],
-    [404, /model name and the base URL/, "openSettings"],
-    [422, /refused/, "showLog"],
+  const hints: Array<[number, RegExp, string[]]> = [
+    [400, /tool calls|parameters/, ["log"]],
+    [401, /API key/, ["apiKey"]],
+    [403, /permission/, ["apiKey"]],
+    [404, /model name and the base URL/, ["model", "baseUrl"]],
+    [422, /refused/, ["log"]],
   ];
-  for (const [status, hint, action] of hints) {
+  for (const [status, hint, hintIds] of hints) {
     it(`does not retry HTTP ${status}; throws ModelRequestError with a hint`, async () => {
       const server = await startScriptedServer({ script: () => ({ error: { status, message: `server says ${status}` } }) });
       try {
@@ -84,7 +84,7 @@ describe("retry and error classification", () => {
           assert.ok(e instanceof ModelRequestError, String(e));
           assert.equal(e.status, status);
           assert.match(e.options.hint ?? "", hint);
-          assert.equal(e.options.action, action);
+          assert.deepEqual(e.options.hintIds, hintIds);
           assert.match(e.message, new RegExp(`server says ${status}`));
           return true;
         });
@@ -100,7 +100,7 @@ describe("retry and error classification", () => {
     try {
       const logger = recordingLogger();
       const client = createOpenAIClient({ baseURL: server.url, model: "m", maxRetries: 2, retryBaseMs: 1, maxBackoffMs: 2, logger, env: {} });
-      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => e instanceof ModelRequestError && e.status === 503 && /3 attempts/.test(e.message) && e.options.action === "showLog");
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => e instanceof ModelRequestError && e.status === 503 && /3 attempts/.test(e.message) && e.options.hintIds?.includes("log") === true);
       assert.equal(server.calls, 3);
       assert.equal(logger.lines.filter((l) => l.startsWith("debug") && /retrying/.test(l)).length, 2);
     } finally {
@@ -207,7 +207,7 @@ describe("the API key stays secret", () => {
       );
       assert.ok(err instanceof ModelRequestError);
       assert.equal(err.status, 401);
-      assert.equal(err.options.action, "setApiKey");
+      assert.deepEqual(err.options.hintIds, ["apiKey"]);
       for (const text of [err.message, err.stack ?? "", err.options.hint ?? "", ...logger.lines]) assert.ok(!text.includes(KEY), text);
     } finally {
       await server.close();

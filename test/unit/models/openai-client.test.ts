@@ -155,7 +155,7 @@ describe("openai client configuration", () => {
     assert.ok(!isLocalEndpoint("https://api.openai.com/v1"));
     assert.ok(!isLocalEndpoint("https://openrouter.ai/api/v1"));
     assert.equal(LOCAL_DUMMY_KEY.startsWith("sk-"), true);
-    assert.throws(() => createOpenAIClient({ model: "gpt-4o-mini", env: {} }), (e: unknown) => e instanceof ModelConfigError && e.options.action === "setApiKey");
+    assert.throws(() => createOpenAIClient({ model: "gpt-4o-mini", env: {} }), (e: unknown) => e instanceof ModelConfigError && e.options.hintIds?.[0] === "apiKey");
     assert.doesNotThrow(() => createOpenAIClient({ model: "m", baseURL: "http://localhost:11434/v1", env: {} }));
   });
 

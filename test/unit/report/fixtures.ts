@@ -1,6 +1,7 @@
 /** Synthetic run headers and records for report tests (shapes from src/core/runs/types.ts). */
 import { createHash } from "node:crypto";
-import { RUN_FORMAT_VERSION, runKey, type Condition, type RunHeader, type RunRecord } from "../../../src/core/runs/types.js";
+import { RUN_FORMAT_VERSION, runKey, type RunHeader, type RunRecord } from "../../../src/core/runs/types.js";
+import type { Condition } from "../../../src/shared/vocabulary/index.js";
 
 export const hashOf = (name: string): string => createHash("sha256").update(`skill:${name}`).digest("hex");
 

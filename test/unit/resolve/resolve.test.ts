@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ModelConfigError } from "../../../src/core/errors.js";
 import type { Logger } from "../../../src/core/logger.js";
-import { DEFAULT_OPENAI_MODEL, resolveModelConfig } from "../../../src/core/models/resolve.js";
+import { DEFAULT_OPENAI_MODEL, resolveModelConfig } from "../../../src/cli/resolve-model.js";
 
 const SECRET = "sk-test-DO-NOT-LEAK-1234567890";
 
@@ -163,7 +163,7 @@ describe("resolveModelConfig", () => {
   it("nothing configured: the error lists how to set up every backend, with the probe's reason", async () => {
     await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: dead }), (e: unknown) => {
       assert.ok(e instanceof ModelConfigError);
-      assert.equal(e.options.action, "setApiKey");
+      assert.equal(e.options.hintIds?.[0], "apiKey");
       for (const needle of ["OpenAI", "Ollama", "vLLM", "LM Studio", "llama.cpp", "OpenRouter", "VS Code", "OPENAI_API_KEY", "OPENAI_BASE_URL", "--base-url", "--model", "ollama pull", "ECONNREFUSED", `${dead}/api/tags`]) {
         assert.ok(e.message.includes(needle), `message lacks ${needle}:\n${e.message}`);
       }

@@ -1,140 +1,233 @@
+/**
+ * Hostile answers against the real sandbox. Each case asserts three things:
+ * - the verdict: FAIL, with a reason of the expected kind;
+ * - what happens next: in the same run, a wrong answer still fails and the canonical answer still passes; and in a
+ *   later run (a new grader sharing the same caches) the same holds — nothing an answer did outlived it;
+ * - the host: no marker file created or appended, the sacrificial process alive, the host sockets untouched.
+ *
+ * Two graders run the suite. `normal` is the product's sandbox: escaped Python cannot run JavaScript at all (no code
+ * generation from strings). `redTeam` lets escaped Python run JavaScript inside the answer's process, as the red team
+ * did against the old sandbox, to show that the layers beneath — one process per answer, comparison on the host,
+ * host-owned deadlines and caps, the OS namespaces — hold on their own.
+ */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { createPythonGrader, type PythonGrader } from "../../../src/core/grading/python-grader.js";
 import type { PythonFunctionTask } from "../../../src/core/tasks/schema.js";
-import { sandboxDist } from "./support.js";
+import { sandboxDist, snapshotCache } from "./support.js";
 
-// Hostile answers to a trivial task. Each must: fail with a reason, end within its deadline plus grace,
-// leave the host untouched, and leave the grader able to grade the next (honest) answer.
 const LIMIT_MS = 1000;
-const GRACE_MS = 150;
-// Interpreter creation and scheduling on a loaded 2-core CI box; the deadline itself is LIMIT_MS + GRACE_MS.
-const SLACK_MS = 2500;
-// A replacement sandbox process's cold start (Pyodide load) on a loaded 2-core box, before a re-check can run.
-const RESPAWN_MS = 6000;
 
-const task: PythonFunctionTask = {
+// Expected outputs an answer cannot compute: the canonical solution mixes in a secret that only it holds. An answer
+// that passes must have read the expected outputs from somewhere — which it must never be able to.
+const SECRET = "s3cr3t-" + Math.random().toString(36).slice(2);
+const secretTask: PythonFunctionTask = {
+  id: "hostile/secret",
+  kind: "python-function",
+  prompt: "Write tag(a, b).",
+  entryPoint: "tag",
+  canonicalSolution: `import hashlib\ndef tag(a, b):\n    return hashlib.sha256(repr((a, b, ${JSON.stringify(SECRET)})).encode()).hexdigest()[:12]\n`,
+  tests: { base: [[1, 2], [3, 4]], plus: [[10, 5]], atol: 0, oracle: "default" },
+};
+const addTask: PythonFunctionTask = {
   id: "hostile/add",
   kind: "python-function",
   prompt: "Write add(a, b).",
   entryPoint: "add",
   canonicalSolution: "def add(a, b):\n    return a + b\n",
-  tests: { base: [[1, 2], [3, 4]], plus: [], atol: 0, oracle: "default" },
+  tests: { base: [[1, 2], [3, 4]], plus: [[10, 5]], atol: 0, oracle: "default" },
 };
+const WRONG = "def add(a, b):\n    return a - b\n";
 
-let grader: PythonGrader;
 let tmp: string;
-let secret: string;
-let server: Server;
-let port = 0;
+let caches: { cacheDir: string; verdictCacheDir: string };
+let normal: PythonGrader;
+let redTeam: PythonGrader;
+let tcp: Server;
+let unix: Server;
+let tcpPort = 0;
+let unixPath = "";
 let connections = 0;
+let sacrificial: ChildProcess;
+const warnings: string[] = [];
+
+const graderOptions = async () => ({
+  distDir: await sandboxDist(),
+  poolSize: 2,
+  memoryMb: 256,
+  minTimeLimitMs: LIMIT_MS,
+  taskCapMs: 3000,
+  graceMs: 250,
+  rssLimitBytes: 1024 * 1024 * 1024,
+  logger: { trace() {}, debug() {}, info() {}, warn: (m: string) => void warnings.push(m), error() {} },
+});
 
 before(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), "sf-hostile-"));
-  secret = path.join(tmp, "secret.txt");
-  writeFileSync(secret, "TOP-SECRET");
-  server = createServer((s) => {
+  caches = { cacheDir: path.join(tmp, "expected"), verdictCacheDir: path.join(tmp, "verdicts") };
+  writeFileSync(path.join(tmp, "secret.txt"), "TOP-SECRET");
+  writeFileSync(path.join(tmp, "profile"), "# a shell start-up file\n");
+  tcp = createServer((s) => {
     connections++;
     s.destroy();
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  port = (server.address() as { port: number }).port;
-  grader = createPythonGrader({ distDir: await sandboxDist(), poolSize: 1, memoryMb: 256, minTimeLimitMs: LIMIT_MS, graceMs: GRACE_MS, taskCapMs: 3000 });
-  await grader.ready();
+  await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", () => r()));
+  tcpPort = (tcp.address() as { port: number }).port;
+  unixPath = path.join(tmp, "host.sock");
+  unix = createServer((s) => {
+    connections++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => unix.listen(unixPath, () => r()));
+  sacrificial = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  const opts = await graderOptions();
+  normal = createPythonGrader({ ...opts, ...caches });
+  redTeam = createPythonGrader({ ...opts, cacheDir: path.join(tmp, "rt-expected"), verdictCacheDir: path.join(tmp, "rt-verdicts"), unsafeAllowCodeGeneration: true });
+  void snapshotCache;
+  await Promise.all([normal.ready(), redTeam.ready()]);
 });
 
 after(async () => {
-  await grader.dispose();
-  await grader.dispose(); // idempotent
-  server.close();
+  await normal?.dispose();
+  await redTeam?.dispose();
+  await normal?.dispose(); // idempotent
+  sacrificial?.kill("SIGKILL");
+  tcp?.close();
+  unix?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 
-const ffi = (js: string) => `import js\nf = js.constructor.constructor(${JSON.stringify(js)})\nr = f()\ndef add(a, b):\n    return str(r)\n`;
 const marker = (name: string) => path.join(tmp, name);
+/** Python that runs a JavaScript snippet through the FFI and keeps its result (works only where code generation is allowed). */
+const js = (code: string) => `import js\n_r = js.constructor.constructor(${JSON.stringify(code)})()\n`;
+const addReturning = (expr: string) => `def add(a, b):\n    return ${expr}\n`;
+const tagReturning = (expr: string) => `def tag(a, b):\n    return ${expr}\n`;
 
 interface Case {
   name: string;
-  code: () => string;
+  /** The answer's code; PORT, SOCK, PID, TMP are filled in. */
+  code: string;
+  task?: PythonFunctionTask;
   reason: RegExp;
+  /** Which graders run it (default both). */
+  only?: "normal" | "redTeam";
   hostCheck?: () => void;
 }
 
+/** Fills in the host's details as single-quoted literals, valid in both Python and JavaScript. */
+const fill = (code: string) =>
+  code
+    .replaceAll("PORT", String(tcpPort))
+    .replaceAll("SOCK", `'${unixPath}'`)
+    .replaceAll("HOSTPID", String(process.pid))
+    .replaceAll("PID", String(sacrificial.pid))
+    .replaceAll("TMP", `'${tmp}'`);
+
 const cases: Case[] = [
-  { name: "reads a host file with open()", code: () => `data = open(${JSON.stringify(secret)}).read()\ndef add(a, b):\n    return data`, reason: /FileNotFoundError|No such file/ },
-  { name: "reads a host file through the FFI", code: () => ffi(`return process.getBuiltinModule('fs').readFileSync(${JSON.stringify(secret)}, 'utf8')`), reason: /restricted|ERR_ACCESS_DENIED|denied/i },
-  { name: "writes a host file through the FFI", code: () => ffi(`process.getBuiltinModule('fs').writeFileSync(${JSON.stringify(marker("ffi-write"))}, 'x'); return 1`), reason: /restricted|denied/i, hostCheck: () => assert.ok(!existsSync(marker("ffi-write"))) },
-  { name: "runs os.system", code: () => `import os\nos.system("touch ${marker("os-system")}")\ndef add(a, b):\n    return a + b`, reason: /os\.system is disabled/, hostCheck: () => assert.ok(!existsSync(marker("os-system"))) },
-  { name: "runs posix.system after restoring os.system", code: () => `import posix, importlib, os\nimportlib.reload(os)\nposix.system("touch ${marker("posix-system")}")\ndef add(a, b):\n    return a + b`, reason: /disabled|denied|restricted|Error/i, hostCheck: () => assert.ok(!existsSync(marker("posix-system"))) },
-  { name: "spawns a host process via js.constructor.constructor", code: () => ffi(`return process.getBuiltinModule('child_process').execSync('touch ${marker("ffi-exec")}').toString()`), reason: /restricted|denied/i, hostCheck: () => assert.ok(!existsSync(marker("ffi-exec"))) },
-  { name: "mounts the host file system with pyodide_js.mountNodeFS", code: () => `import pyodide_js\npyodide_js.mountNodeFS("/host", ${JSON.stringify(tmp)})\ndata = open("/host/secret.txt").read()\ndef add(a, b):\n    return data`, reason: /Error/ },
-  { name: "starts a worker thread", code: () => ffi(`const W = process.getBuiltinModule('worker_threads').Worker; new W(\`require('fs').writeFileSync('${marker("worker")}', 'x')\`, { eval: true }); return 1`), reason: /restricted|denied/i, hostCheck: () => assert.ok(!existsSync(marker("worker"))) },
-  { name: "calls process.binding", code: () => ffi(`return Object.keys(process.binding('fs')).length`), reason: /restricted|denied|ERR_ACCESS_DENIED/i },
-  { name: "requires ws from the repo's node_modules", code: () => ffi(`return process.getBuiltinModule('module').createRequire(${JSON.stringify(path.join(__dirname, "x.js"))})('ws').toString()`), reason: /restricted|denied|Cannot find/i },
-  { name: "fork-bombs", code: () => `import os\nwhile True:\n    os.fork()\ndef add(a, b):\n    return a + b`, reason: /OSError|not supported|AttributeError|Error/ },
-  { name: "loops forever", code: () => `def add(a, b):\n    while True:\n        pass`, reason: /timeout/ },
-  { name: "sleeps", code: () => `import time\ndef add(a, b):\n    time.sleep(1000)\n    return a + b`, reason: /timeout/ },
-  { name: "swallows KeyboardInterrupt and BaseException", code: () => `def add(a, b):\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass`, reason: /timeout/ },
-  { name: "allocates 8 GB", code: () => `def add(a, b):\n    x = [0] * (8 * 1024 ** 3 // 8)\n    return a + b`, reason: /memory|MemoryError|OverflowError/i },
-  { name: "grows memory until the cap", code: () => `def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(10 ** 7))`, reason: /out of memory|timeout/ },
-  { name: "recurses without end after raising the limit", code: () => `import sys\nsys.setrecursionlimit(10 ** 6)\ndef f(n):\n    return f(n + 1)\ndef add(a, b):\n    return f(0)`, reason: /timeout|RecursionError|sandbox|memory/i },
-  { name: "floods stdout with prints", code: () => `def add(a, b):\n    while True:\n        print("x" * 1000)`, reason: /output limit/ },
-  { name: "prints one 100 MB string", code: () => `def add(a, b):\n    print("x" * 10 ** 8)\n    return a + b`, reason: /output limit|memory/ },
-  { name: "floods the raw file descriptor", code: () => `import os\ndef add(a, b):\n    while True:\n        os.write(1, b"x" * 100000)`, reason: /output limit/ },
-  { name: "opens a Python socket to a loopback server", code: () => `import socket\ns = socket.create_connection(("127.0.0.1", PORT), timeout=1)\ndef add(a, b):\n    return a + b`, reason: /Error/ },
-  { name: "forges a passing result on the protocol channel", code: () => ffi(`process.stdout.write(JSON.stringify({type: 'result', id: 1, nonce: 'guess', result: {status: 'pass', count: 2}, heapBytes: 1, interpreterMs: 0}) + '\\n'); return 'forged'`), reason: /expected 3, got 'forged'/ },
-  { name: "exits the interpreter", code: () => `import sys\ndef add(a, b):\n    sys.exit(0)`, reason: /SystemExit/ },
+  // --- forging a verdict without escaping ---
+  { name: "returns an object whose __eq__ always says True", code: "class Yes:\n    def __eq__(self, o):\n        return True\n    __hash__ = None\n" + addReturning("Yes()"), reason: /got <Yes object> \(only Python's builtin types are compared/ },
+  { name: "returns a subclass of int that equals everything", code: "class I(int):\n    def __eq__(self, o):\n        return True\n" + addReturning("I(0)"), reason: /got <I object>/ },
+  { name: "returns a str subclass with a forged __eq__ and __repr__", code: "class S(str):\n    def __eq__(self, o):\n        return True\n    def __repr__(self):\n        return '3'\n" + tagReturning("S('x')"), task: secretTask, reason: /got <S object>/ },
+  { name: "patches the harness's serializer through sys.modules['__main__']", code: "import sys\nm = sys.modules['__main__']\nm._sf_json = lambda v, cap: '3'\nm._sf_tag = lambda v, depth=0: 3\n" + tagReturning("None"), task: secretTask, reason: /expected '[0-9a-f]{12}', got 3/ },
+  { name: "wraps json.dumps and replaces builtins.bool", code: "import json, builtins\n_d = json.dumps\njson.dumps = lambda *a, **k: _d({'type': 'done', 'count': 3})\nbuiltins.bool = lambda x: True\n" + tagReturning("None"), task: secretTask, reason: /broke the sandbox protocol/ },
+  { name: "reads expected outputs from the harness frames", code: "import sys\ndef tag(a, b):\n    f = sys._getframe(1)\n    found = []\n    while f:\n        found += [v for v in f.f_locals.values() if isinstance(v, str) and len(v) == 12]\n        f = f.f_back\n    return found[0] if found else 'nothing'\n", task: secretTask, reason: /expected '[0-9a-f]{12}', got /, },
+  { name: "searches every object in the interpreter for the expected outputs", code: "import gc\ndef tag(a, b):\n    cands = [o for o in gc.get_objects() if isinstance(o, (list, dict)) and len(o) in (3, 2, 1)]\n    return str(len(cands))[:0] + 'none-found'\n", task: secretTask, reason: /expected '[0-9a-f]{12}', got 'none-found'/ },
+  { name: "swaps the __code__ of harness functions found through gc", code: "import gc, sys\nm = sys.modules['__main__']\ndef fake(v, cap):\n    return '\"forged\"'\nm._sf_json.__code__ = fake.__code__\n" + tagReturning("1"), task: secretTask, reason: /got 'forged'/ },
+  { name: "announces 'done' before running anything", code: "import sys\nctl = sys._getframe(1).f_locals['ctl']\nctl.send('{\"type\":\"done\",\"count\":3}')\n" + tagReturning("1"), task: secretTask, reason: /broke the sandbox protocol/ },
+  { name: "forges the old protocol's passing result line", code: "import sys\nctl = sys._getframe(1).f_locals['ctl']\nctl.send('{\"type\":\"result\",\"id\":1,\"nonce\":\"x\",\"result\":{\"status\":\"pass\",\"count\":3}}')\n" + tagReturning("'x'"), task: secretTask, reason: /got 'x'/ },
+  // --- escaping to JavaScript (blocked in the product; allowed for the red team) ---
+  { name: "tries to run JavaScript through js.constructor.constructor", code: js("return 1") + addReturning("a + b"), only: "normal", reason: /Code generation from strings disallowed/ },
+  { name: "patches JSON.stringify and writeSync in its own process to forge outputs", code: js("const fs = process.getBuiltinModule ? process.getBuiltinModule('fs') : null; JSON.stringify = () => '{\"type\":\"done\",\"count\":3}'; return 1") + tagReturning("'x'"), task: secretTask, only: "redTeam", reason: /got 'x'/ },
+  { name: "writes forged output lines straight to the protocol pipe", code: js("const fs = process.getBuiltinModule('fs'); for (let i = 0; i < 3; i++) fs.writeSync(1, JSON.stringify({type: 'out', i, v: 'guess'}) + '\\n'); fs.writeSync(1, '{\"type\":\"done\",\"count\":3}\\n'); return 1") + tagReturning("'x'"), task: secretTask, only: "redTeam", reason: /broke the sandbox protocol|got 'guess'/ },
+  // --- poisoning what comes after ---
+  { name: "poisons JS globals, timers and Python modules for later answers", code: js("Object.prototype.toJSON = function () { return 'p' }; setInterval(() => { JSON.parse = () => ({}) }, 1); return 1") + "import math, builtins\nmath.pi = 3\nbuiltins.repr = lambda x: '3'\n" + addReturning("a - b"), only: "redTeam", reason: /expected 3, got -1/ },
+  { name: "tries to write poisoned entries into the expected-output cache", code: js("const fs = process.getBuiltinModule('fs'); try { fs.mkdirSync(TMP + '/expected', { recursive: true }); fs.writeFileSync(TMP + '/expected/poison.json', '{}') } catch (e) { return String(e.code || e.message) } return 'written'") + addReturning("str(_r)"), only: "redTeam", reason: /got '(ERR_ACCESS_DENIED|EROFS|ENOENT)/, hostCheck: () => assert.ok(!existsSync(path.join(tmp, "expected", "poison.json"))) },
+  // --- hangs through the control object ---
+  { name: "disarms its own interrupt and loops", code: "import sys\ndef add(a, b):\n    ctl = sys._getframe(1).f_locals['ctl']\n    ctl.disarm()\n    while True:\n        ctl.arm(10 ** 9)", reason: /^timeout .*killed after the deadline/ },
+  { name: "sleeps in C with the real time.sleep", code: "import time\nreal = time.sleep.__defaults__[0]\ndef add(a, b):\n    real(1000)", reason: /^timeout .*killed after the deadline/ },
+  { name: "swallows every interrupt", code: "def add(a, b):\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass", reason: /^timeout/ },
+  { name: "announces 'loaded' again and again to restart the clock", code: "import sys\nctl = sys._getframe(1).f_locals['ctl']\nfor i in range(5):\n    ctl.send('{\"type\":\"loaded\"}')\n" + addReturning("a + b"), reason: /broke the sandbox protocol \(loaded twice\)/ },
+  // --- floods ---
+  { name: "floods the protocol pipe with garbage lines", code: "import sys\nctl = sys._getframe(1).f_locals['ctl']\nfor i in range(100000):\n    ctl.send('garbage %d' % i)\n" + addReturning("a + b"), reason: /more than 8 lines that are not protocol messages/ },
+  { name: "writes a 700 MB line without a newline", code: js("const fs = process.getBuiltinModule('fs'); const mb = 'x'.repeat(1 << 20); for (let i = 0; i < 700; i++) fs.writeSync(1, mb); return 1") + addReturning("a + b"), only: "redTeam", reason: /a line of more than \d+ bytes/ },
+  { name: "prints without end", code: "def add(a, b):\n    while True:\n        print('x' * 1000)", reason: /output limit/ },
+  { name: "floods the raw file descriptor", code: "import os\ndef add(a, b):\n    while True:\n        os.write(1, b'x' * 100000)", reason: /output limit/ },
+  { name: "returns an output vastly larger than the expected one", code: addReturning("'x' * (50 * 1024 * 1024)"), reason: /larger than \d+ bytes/ },
+  // --- the host ---
+  { name: "signals a host process (and the host) with process._kill", code: js("let out = []; for (const p of [PID, HOSTPID]) { try { process._kill(p, 9); out.push('killed ' + p) } catch (e) { out.push(e.code || e.message) } } return out.join(',')") + addReturning("str(_r)"), only: "redTeam", reason: /got '/, hostCheck: () => assert.equal(sacrificial.exitCode, null, "the sacrificial process is alive") },
+  { name: "connects to a pathname Unix socket of the host", code: js("const net = process.mainModule.require('net'); const s = net.connect(SOCK); s.on('error', () => {}); return 'tried'") + addReturning("str(_r)"), only: "redTeam", reason: /disabled in the sandbox|got 'tried'/ },
+  { name: "connects to a TCP server on the host's loopback", code: js("const net = process.mainModule.require('net'); const s = new net.Socket(); s.on('error', () => {}); s.connect(PORT, '127.0.0.1'); return 'tried'") + addReturning("str(_r)"), only: "redTeam", reason: /disabled in the sandbox|got 'tried'/ },
+  { name: "appends to a shell start-up file through a V8 log flag", code: js(`const v8 = process.mainModule.require('v8'); v8.setFlagsFromString('--logfile=' + TMP + '/profile'); v8.setFlagsFromString('--log-all'); return 1`) + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox/, hostCheck: () => assert.equal(readFileSync(marker("profile"), "utf8"), "# a shell start-up file\n") },
+  { name: "turns on trace events (which write into the working folder)", code: js("const te = process.mainModule.require('trace_events'); te.createTracing({ categories: ['v8', 'node'] }).enable(); return 1") + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox/ },
+  { name: "reads a host file through the FFI", code: js("return process.getBuiltinModule('fs').readFileSync(TMP + '/secret.txt', 'utf8')") + addReturning("_r"), only: "redTeam", reason: /ERR_ACCESS_DENIED|restricted|denied/i },
+  { name: "spawns a host process through the FFI", code: js(`process.getBuiltinModule('child_process').execSync('touch ' + TMP + '/spawned'); return 1`) + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox|restricted|denied/i, hostCheck: () => assert.ok(!existsSync(marker("spawned"))) },
+  { name: "grows memory from JavaScript in the background", code: js("globalThis.keep = []; setInterval(() => { const b = new Uint8Array(64 << 20); b.fill(1); globalThis.keep.push(b) }, 5); return 1") + "import time\ndef add(a, b):\n    t = time.monotonic()\n    while time.monotonic() - t < 30:\n        time.sleep(0.01)\n    return a + b", only: "redTeam", reason: /out of memory .*killed at \d+ MB resident memory|timeout/ },
+  { name: "allocates past the wasm cap", code: "def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(10 ** 7))", reason: /out of memory|MemoryError|^timeout/ },
+  { name: "runs os.system", code: `import os\nos.system("touch " + TMP + "/os-system")\n` + addReturning("a + b"), reason: /os\.system is disabled/, hostCheck: () => assert.ok(!existsSync(marker("os-system"))) },
+  { name: "mounts the host file system with pyodide_js.mountNodeFS", code: `import pyodide_js\npyodide_js.mountNodeFS("/host", TMP)\ndata = open("/host/secret.txt").read()\n` + addReturning("data"), reason: /Error/ },
+  { name: "opens a Python socket to the host's loopback", code: `import socket\ns = socket.create_connection(("127.0.0.1", PORT), timeout=0.2)\n` + addReturning("a + b"), reason: /Error|timeout/ },
+  { name: "exits the interpreter", code: "import sys\ndef add(a, b):\n    sys.exit(0)", reason: /SystemExit/ },
 ];
 
-for (const c of cases) {
-  test(`hostile: ${c.name}`, async () => {
-    await grader.ready();
-    const t0 = performance.now();
-    const verdict = await grader.grade(task, c.code().replace("PORT", String(port)));
-    const elapsed = performance.now() - t0;
-    assert.equal(verdict.pass, false, `${c.name} must fail`);
-    assert.match(verdict.reason, c.reason);
-    // Every attempt is bounded by the answer-load cap (taskCapMs-derived) or one input's limit, plus grace. A timeout
-    // or a dead sandbox is checked a second time (a loaded machine can starve a correct answer), on a process that
-    // may first need a cold start when the first attempt had to be killed.
-    const rechecked = /\(on a second attempt too\)$/.test(verdict.reason);
-    assert.equal(rechecked, /^(timeout|sandbox failure)/.test(verdict.reason), `re-checked exactly when the failure can come from load: ${verdict.reason}`);
-    const bound = rechecked ? 2 * (3000 + 1000 + GRACE_MS) + RESPAWN_MS + SLACK_MS : 3000 + 1000 + GRACE_MS + SLACK_MS;
-    assert.ok(elapsed < bound, `${c.name} took ${Math.round(elapsed)} ms`);
-    c.hostCheck?.();
-    // The next task still runs and passes.
-    const honest = await grader.grade(task, "def add(a, b):\n    return a + b\n");
-    assert.equal(honest.pass, true, honest.reason);
+for (const mode of ["normal", "redTeam"] as const) {
+  describe(`hostile answers (${mode === "normal" ? "the product's sandbox" : "red team: escaped code may run JavaScript"})`, () => {
+    for (const c of cases.filter((k) => !k.only || k.only === mode)) {
+      test(c.name, async () => {
+        const grader = mode === "normal" ? normal : redTeam;
+        const task = c.task ?? addTask;
+        const verdict = await grader.grade(task, fill(c.code));
+        assert.equal(verdict.pass, false, `${c.name} must fail: ${verdict.reason}`);
+        assert.match(verdict.reason, c.reason);
+        c.hostCheck?.();
+        // What comes next is unaffected: a wrong answer fails, the canonical answer passes.
+        assert.equal((await grader.grade(addTask, WRONG)).reason, "base input #0 [1, 2]: expected 3, got -1");
+        assert.equal((await grader.grade(task, task.canonicalSolution)).pass, true);
+      });
+    }
   });
 }
 
-/** Whether this system lets an unprivileged child have a network namespace of its own (what the pool probes). */
-const netnsPossible = process.platform === "linux" && existsSync("/usr/bin/unshare") && [["--user", "--map-root-user", "--net"], ["--net"]].some((f) => spawnSync("/usr/bin/unshare", [...f, "--", "true"]).status === 0);
-
-test("hostile: a TCP connection opened through the FFI (net.connect) goes nowhere: the worker has no network", { skip: netnsPossible ? false : "no network namespaces on this system (documented gap: escaped code can reach loopback)" }, async () => {
-  assert.equal(grader.network, "namespace");
-  const before = connections;
-  const js = `const net = process.getBuiltinModule ? process.getBuiltinModule('net') : process.mainModule.require('net'); const s = net.connect(${port}, '127.0.0.1'); s.on('error', () => {}); return 'sent'`;
-  const verdict = await grader.grade(task, ffi(js));
-  assert.match(verdict.reason, /got 'sent'/, "the escape itself worked: only the namespace stops the connection");
-  // The connect runs on the worker's event loop after the job; give it time, with another job in between.
-  assert.equal((await grader.grade(task, "def add(a, b):\n    return a + b\n")).pass, true);
-  await new Promise((r) => setTimeout(r, 500));
-  assert.equal(connections, before);
+test("after the attacks: the host is intact, and a later run sharing the caches still grades correctly", async () => {
+  assert.equal(connections, 0, "no host socket received a connection");
+  assert.equal(sacrificial.exitCode, null, "the sacrificial process is alive");
+  for (const name of ["os-system", "spawned", "expected/poison.json", "node_trace.1.log"]) assert.ok(!existsSync(marker(name)), name);
+  assert.ok(!existsSync(path.join(process.cwd(), "node_trace.1.log")), "no trace file in the host's working folder");
+  assert.equal(statSync(marker("profile")).size, "# a shell start-up file\n".length);
+  const later = createPythonGrader({ ...(await graderOptions()), ...caches });
+  try {
+    assert.equal((await later.grade(addTask, WRONG)).pass, false);
+    assert.equal((await later.grade(secretTask, tagReturning("'x'"))).pass, false);
+    assert.equal((await later.grade(secretTask, secretTask.canonicalSolution)).pass, true);
+  } finally {
+    await later.dispose();
+  }
 });
 
-test("hostile: nothing reached the loopback server and the host files are intact", () => {
-  assert.equal(connections, 0);
-  for (const name of ["ffi-write", "os-system", "posix-system", "ffi-exec", "worker"]) assert.ok(!existsSync(marker(name)), name);
+test("the sandbox runs with an empty environment and its own PID namespace", async () => {
+  const pool = redTeam.pool;
+  const r = await pool.exec(js("return JSON.stringify({ env: Object.keys(process.env), pwd: process.env.PWD, pid: process.pid })") + "print(_r)", 10_000);
+  const seen = JSON.parse(r.stdout.trim()) as { env: string[]; pwd?: string; pid: number };
+  assert.ok(seen.pwd === undefined || seen.pwd === "/tmp", `PWD is the sandbox's own folder, not the host's: ${seen.pwd}`);
+  // bubblewrap sets PWD for the folder it starts the process in (its own empty /tmp); nothing else is passed on.
+  assert.deepEqual(seen.env.filter((k) => k !== "PWD"), ["ELECTRON_RUN_AS_NODE"]);
+  if (pool.confinement.kind !== "none") assert.ok(seen.pid <= 2, `own PID namespace (pid ${seen.pid})`);
 });
 
-test("the sandbox runs with an empty environment and permission-model isolation", async () => {
-  assert.equal(grader.isolation, "process-permission");
-  const v = await grader.grade(task, ffi(`return Object.keys(process.env).sort().join(',')`));
-  assert.match(v.reason, /got 'ELECTRON_RUN_AS_NODE'/);
+test("bubblewrap's private root: below the permission model, a process sees none of the host's files", { skip: process.platform !== "linux" ? "Linux only" : false }, () => {
+  const confinement = redTeam.pool.confinement;
+  if (process.env.CI === "true") assert.equal(confinement.kind, "bubblewrap", "CI installs bubblewrap: the strongest confinement must be in force");
+  if (confinement.kind !== "bubblewrap") return;
+  // No permission flags here: this is the OS layer alone.
+  const probe = "const fs = require('fs'); process.stdout.write(JSON.stringify({ root: fs.readdirSync('/'), tmp: fs.readdirSync('/tmp'), write: (() => { try { fs.writeFileSync('/usr/x', 'x'); return 'written' } catch (e) { return e.code } })() }))";
+  const [cmd, ...args] = [...confinement.prefix([]), process.execPath, "-e", probe];
+  const r = spawnSync(cmd!, args, { env: { ELECTRON_RUN_AS_NODE: "1" }, encoding: "utf8" });
+  const seen = JSON.parse(r.stdout) as { root: string[]; tmp: string[]; write: string };
+  assert.deepEqual(seen.root.filter((d) => !["usr", "lib", "lib64", "lib32", "libx32", "proc", "dev", "tmp", "bin", "sbin"].includes(d)), [], `only the runtime's folders: ${seen.root.join(", ")}`);
+  assert.deepEqual(seen.tmp, [], "an empty private /tmp");
+  assert.equal(seen.write, "EROFS", "the runtime's folders are read-only");
 });

@@ -2,20 +2,24 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { toVerdict } from "../../../src/core/grading/python-grader.js";
-import { HostMessageSchema, WorkerMessageSchema } from "../../../src/core/sandbox/protocol.js";
+import { HostMessageSchema, ProcessMessageSchema } from "../../../src/core/sandbox/protocol.js";
 import { parseJsonLossless, stringifyJsonLossless } from "../../../src/core/tasks/evalplus-json.js";
 
 test("protocol: well-formed messages parse; malformed or forged-looking ones are rejected", () => {
-  const run = { type: "run", id: 1, nonce: "abc", job: { mode: "exec", code: "print(1)", capMs: 100 } };
+  const run = { type: "run", job: { mode: "exec", code: "print(1)", capMs: 100 } };
   assert.ok(HostMessageSchema.safeParse(run).success);
-  assert.ok(!HostMessageSchema.safeParse({ ...run, nonce: undefined }).success, "nonce is required");
   assert.ok(!HostMessageSchema.safeParse({ ...run, job: { mode: "exec", code: "x" } }).success, "capMs is required");
   assert.ok(!HostMessageSchema.safeParse({ ...run, job: { ...run.job, capMs: -1 } }).success);
-  const result = { type: "result", id: 1, nonce: "abc", result: { status: "pass", count: 3 }, heapBytes: 1, interpreterMs: 2 };
-  assert.ok(WorkerMessageSchema.safeParse(result).success);
-  assert.ok(!WorkerMessageSchema.safeParse({ ...result, nonce: undefined }).success);
-  assert.ok(!WorkerMessageSchema.safeParse({ ...result, result: { status: "fail", kind: "nonsense" } }).success);
-  assert.ok(!WorkerMessageSchema.safeParse({ type: "ready", version: 999, pyodide: "x", coldStartMs: 1 }).success, "protocol version is checked");
+  const ok = (m: unknown) => ProcessMessageSchema.safeParse(m).success;
+  assert.ok(ok({ type: "out", i: 0, v: { t: [1, { f: "2.5" }] } }));
+  assert.ok(ok({ type: "out", i: 3, h: "a".repeat(64), n: 10 }));
+  assert.ok(!ok({ type: "out", i: 0, v: 2.5 }), "a float must be tagged");
+  assert.ok(!ok({ type: "out", i: -1, v: 1 }));
+  assert.ok(!ok({ type: "out", i: 0, h: "not-a-digest" }));
+  assert.ok(!ok({ type: "raise", i: 0, kind: "pass", error: "x" }), "an answer cannot claim anything but a failure");
+  assert.ok(!ok({ type: "result", id: 1, nonce: "abc", result: { status: "pass", count: 3 } }), "the old verdict message does not exist");
+  assert.ok(!ok({ type: "ready", version: 999, pyodide: "x" }), "protocol version is checked");
+  assert.ok(!ok({ type: "raise", kind: "error", error: "x".repeat(5000) }), "strings are bounded");
 });
 
 test("verdict reasons name the input, expected and actual, or the error and where it happened", () => {

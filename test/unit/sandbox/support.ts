@@ -11,6 +11,9 @@ export const dataDir = path.resolve(repoRoot, "../shared/data");
  * inside the repo, like the shipped dist/: `require('ws')` from there could find node_modules/ws, which is
  * exactly what the permission allow-list must prevent.
  */
+/** One interpreter snapshot for every test pool (made once, checksummed), instead of one per pool. */
+export const snapshotCache = path.join(repoRoot, "node_modules", ".cache", "sf-sandbox-snapshots");
+
 export async function sandboxDist(): Promise<string> {
   const out = path.join(repoRoot, "node_modules", ".cache", "sf-sandbox-dist");
   const pyOut = path.join(out, "pyodide");

@@ -56,7 +56,7 @@ const PAIRS: [string, string, boolean][] = [
   ["3\\sqrt{13}", "3 \\sqrt{13}", true],
   ["3\\sqrt5", "3\\sqrt{5}", true],
   ["\\sqrt13", "\\sqrt{13}", false], // TeX reads \sqrt13 as \sqrt{1}3
-  // closed forms with roots and π are compared by value (math-closed-form.ts), never against a decimal approximation
+  // closed forms with roots and π are compared by value (src/core/math/closed-form.ts), never against a decimal approximation
   ["3\\sqrt{13}", "\\sqrt{117}", true],
   ["\\sqrt{8}", "2\\sqrt{2}", true],
   ["\\sqrt{8}", "2\\sqrt{3}", false],

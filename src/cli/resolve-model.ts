@@ -1,5 +1,5 @@
-import { CancelledError, ModelConfigError } from "../errors.js";
-import { silentLogger, type Logger } from "../logger.js";
+import { CancelledError, ModelConfigError } from "../core/errors.js";
+import { silentLogger, type Logger } from "../core/logger.js";
 
 /**
  * Decides which OpenAI-compatible endpoint and model a CLI run uses, so that a first run works without
@@ -81,7 +81,7 @@ export async function resolveModelConfig(input: ResolveModelInput): Promise<Reso
     if (installed.length === 0) {
       throw new ModelConfigError(`Ollama at ${ollama} answered but has no models installed.`, {
         hint: "Pull one, e.g. `ollama pull llama3.2`, or pass --model after pulling it.",
-        action: "openSettings",
+        hintIds: ["model"],
       });
     }
     let model = installed[0] as string;
@@ -90,7 +90,7 @@ export async function resolveModelConfig(input: ResolveModelInput): Promise<Reso
       if (!match) {
         throw new ModelConfigError(`Ollama at ${ollama} has no model "${wanted}"; installed: ${installed.join(", ")}.`, {
           hint: `Run \`ollama pull ${wanted}\` or pass one of the installed names with --model.`,
-          action: "openSettings",
+          hintIds: ["model"],
         });
       }
       model = match;
@@ -101,7 +101,7 @@ export async function resolveModelConfig(input: ResolveModelInput): Promise<Reso
 
   throw new ModelConfigError(unconfiguredMessage(ollama, probe.reason, flagModel), {
     hint: "Set OPENAI_API_KEY, start Ollama, or pass --base-url and --model for any OpenAI-compatible server.",
-    action: "setApiKey",
+    hintIds: ["apiKey", "baseUrl", "model"],
   });
 }
 
@@ -155,7 +155,7 @@ async function firstListedModel(baseURL: string, apiKey: string | undefined, tim
   }
   throw new ModelConfigError(`No model given, and ${baseURL}/models (from ${from}) could not name one: ${reason}.`, {
     hint: "Pass --model <name> (or set SKILL_FOLLOWING_MODEL).",
-    action: "openSettings",
+    hintIds: ["model"],
   });
 }
 
@@ -200,10 +200,10 @@ function normaliseUrl(raw: string, from: string): string {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new ModelConfigError(`${from} "${raw}" is not a URL.`, { hint: "Use a form like http://127.0.0.1:8000/v1.", action: "openSettings" });
+    throw new ModelConfigError(`${from} "${raw}" is not a URL.`, { hint: "Use a form like http://127.0.0.1:8000/v1.", hintIds: ["baseUrl"] });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ModelConfigError(`${from} "${raw}" must be an http(s) URL.`, { hint: "Use a form like http://127.0.0.1:8000/v1.", action: "openSettings" });
+    throw new ModelConfigError(`${from} "${raw}" must be an http(s) URL.`, { hint: "Use a form like http://127.0.0.1:8000/v1.", hintIds: ["baseUrl"] });
   }
   if (url.hostname === "0.0.0.0") url.hostname = "127.0.0.1";
   return url.toString().replace(/\/+$/, "");

@@ -1,7 +1,7 @@
 /**
  * Closed-form constants for answer comparison: `\sqrt{8}` and `2\sqrt{2}`, `\frac{5}{\sqrt{2}}` and
  * `\frac{5\sqrt{2}}{2}`, `\frac{\pi}{2}` and `\frac{1}{2}\pi`, `\sqrt[3]{27}` and `3` are the same number. The
- * rational evaluator (math-rational.ts) decides everything without roots or π exactly; this module handles what it
+ * rational evaluator (rational.ts) decides everything without roots or π exactly; this module handles what it
  * cannot, by evaluating both sides in double precision and comparing to 1e-9 relative.
  *
  * Deliberately narrow, so that it cannot make a wrong answer right: integers only (a decimal approximation such as

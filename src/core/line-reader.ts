@@ -2,13 +2,14 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { pipeline, type Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { InputError, located } from "../errors.js";
+import { InputError, located } from "./errors.js";
 
 /**
  * Streams the lines of a plain or gzip file (gzip detected by its magic bytes, not its name) with two caps,
  * so a hostile file cannot take the process down: a line longer than `maxLineBytes` is reported and
  * skipped without being held in memory, and decompressing past `maxDecompressedBytes` stops the read with
- * a located InputError (gzip bombs). node:readline has neither cap, hence this reader.
+ * a located InputError (gzip bombs). node:readline has neither cap, hence this reader. The one JSONL reader of
+ * the product: task files (src/core/tasks/load.ts) and run files (src/core/runs/store.ts) both read through it.
  */
 
 export interface LineReaderOptions {
@@ -95,7 +96,7 @@ export async function* readLines(file: string, options: LineReaderOptions): Asyn
         throw new InputError(located(file, lineNo, `content is larger than ${mb} MB${gzip ? " after decompression (gzip bomb?)" : ""}; refusing to read further`), {
           file,
           line: lineNo,
-          hint: "Split the task set into smaller files.",
+          hint: "Split it into smaller files.",
         });
       }
       let start = 0;

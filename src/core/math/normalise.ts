@@ -1,11 +1,11 @@
-import { closedFormsEqual } from "./math-closed-form.js";
-import { evaluateRational, rationalsEqual } from "./math-rational.js";
+import { closedFormsEqual } from "./closed-form.js";
+import { evaluateRational, rationalsEqual } from "./rational.js";
 
 /**
  * Answer normalisation and equivalence for math-answer tasks (GSM8K, MATH-500). Two answers are equal when
  * their normalised strings match, or both evaluate to the same exact rational, or (for tuples, intervals,
  * sets, lists and matrices) element by element. Constants with roots and π are compared by value
- * (math-closed-form.ts: `\sqrt{8}` equals `2\sqrt{2}`, `\frac{5}{\sqrt{2}}` equals `\frac{5\sqrt{2}}{2}`), but never
+ * (closed-form.ts: `\sqrt{8}` equals `2\sqrt{2}`, `\frac{5}{\sqrt{2}}` equals `\frac{5\sqrt{2}}{2}`), but never
  * against a decimal approximation; expressions in the same single-letter variables are compared at fixed test points
  * (`(x+1)^2` equals `x^2+2x+1`).
  *

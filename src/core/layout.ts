@@ -1,0 +1,86 @@
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * Where Skill Following keeps its files, the same for the CLI and the extension, so a run, report or download made
+ * by one is found by the other:
+ *   <workspace>/.skill-following/runs/<label>--<task set>--<model>--<time>.jsonl   run files
+ *   <workspace>/.skill-following/reports/<run file name>.<ext>                      exported reports
+ *   <workspace>/.skill-following/cache/{responses,expected,verdicts}/                caches (re-runs are free)
+ *   <user cache>/skill-following/task-sets/<name>/<file>                            downloaded public task sets
+ */
+export const DATA_DIR_NAME = ".skill-following";
+
+export interface WorkspaceLayout {
+  /** `<workspace>/.skill-following` */
+  root: string;
+  runsDir: string;
+  reportsDir: string;
+  /** Parent of the three caches; the CLI can point it elsewhere. */
+  cacheDir: string;
+  /** Model responses, keyed by the whole request. */
+  responsesDir: string;
+  /** Expected outputs computed from canonical solutions. */
+  expectedDir: string;
+  /** Verdicts, keyed by task, answer, limits, harness and runtime. */
+  verdictsDir: string;
+}
+
+/** The layout under a data folder (`<workspace>/.skill-following`), with the caches under `cacheDir` if given. */
+export function workspaceLayout(root: string, cacheDir = path.join(root, "cache")): WorkspaceLayout {
+  return {
+    root,
+    runsDir: path.join(root, "runs"),
+    reportsDir: path.join(root, "reports"),
+    cacheDir,
+    responsesDir: path.join(cacheDir, "responses"),
+    expectedDir: path.join(cacheDir, "expected"),
+    verdictsDir: path.join(cacheDir, "verdicts"),
+  };
+}
+
+/** The data folder of a workspace folder. */
+export function dataDirOf(workspaceFolder: string): string {
+  return path.join(workspaceFolder, DATA_DIR_NAME);
+}
+
+/** What a run file's name says, so a listing reads without opening the files. */
+export interface RunFileNameParts {
+  /** What was evaluated: the skill's name, or the library's folder. */
+  label: string;
+  taskSet: string;
+  model: string;
+}
+
+const clean = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "x";
+
+/** `<label>--<task set>--<model>--<yyyy-mm-dd-hhmmssmmm>.jsonl` (UTC), each part cut to 40 safe characters. */
+export function runFileName(parts: RunFileNameParts, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[:.]/g, "").replace("Z", "").replace("T", "-");
+  return `${clean(parts.label)}--${clean(parts.taskSet)}--${clean(parts.model)}--${stamp}.jsonl`;
+}
+
+/** A run file path in `runsDir` that does not exist yet (two evaluations may start within the same millisecond). */
+export function freshRunFile(layout: Pick<WorkspaceLayout, "runsDir">, parts: RunFileNameParts, now = new Date()): string {
+  const base = path.join(layout.runsDir, runFileName(parts, now));
+  let file = base;
+  for (let i = 2; existsSync(file); i++) file = base.replace(/\.jsonl$/, `-${i}.jsonl`);
+  return file;
+}
+
+/** Where an exported report of `runFile` goes by default. */
+export function reportFile(layout: Pick<WorkspaceLayout, "reportsDir">, runFile: string, extension: string): string {
+  return path.join(layout.reportsDir, `${path.basename(runFile, ".jsonl")}.${extension}`);
+}
+
+/**
+ * The one task-set cache of the user, shared by every workspace and both hosts: $SKILL_FOLLOWING_TASKS_CACHE, else
+ * the platform's user cache folder ($XDG_CACHE_HOME or ~/.cache; %LOCALAPPDATA% on Windows) + skill-following/task-sets.
+ */
+export function taskSetCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.SKILL_FOLLOWING_TASKS_CACHE) return path.resolve(env.SKILL_FOLLOWING_TASKS_CACHE);
+  const base =
+    platform === "win32" && env.LOCALAPPDATA ? env.LOCALAPPDATA : env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), ".cache");
+  return path.join(base, "skill-following", "task-sets");
+}

@@ -1,0 +1,136 @@
+/** Reading and appending ablation files (ablation-types.ts), with the run store's crash rules. */
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import path from "node:path";
+import { InputError, located } from "../errors.js";
+import { AblationHeaderSchema, AblationRecordSchema, type AblationHeader, type AblationRecord } from "./ablation-types.js";
+
+export interface AblationFileContents {
+  file: string;
+  header: AblationHeader;
+  records: AblationRecord[];
+  warnings: string[];
+}
+
+/** `<dir>/<run>.jsonl` → `<dir>/<run>.ablation-<skill>.jsonl`. */
+export function defaultAblationFile(runFile: string, skill: string): string {
+  const base = runFile.replace(/\.jsonl$/i, "");
+  return `${base}.ablation-${skill.replace(/[^A-Za-z0-9._-]+/g, "_")}.jsonl`;
+}
+
+/** The ablation files written beside a run file under the default name (what `report <run>` reads with it). */
+export function siblingAblationFiles(runFile: string): string[] {
+  const dir = path.dirname(runFile);
+  const prefix = `${path.basename(runFile).replace(/\.jsonl$/i, "")}.ablation-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith(prefix) && n.endsWith(".jsonl"))
+    .sort()
+    .map((n) => path.join(dir, n))
+    .filter((f) => statSync(f).isFile());
+}
+
+/** True when the file's first line is an ablation header (so `report` can take ablation files as arguments too). */
+export function isAblationFile(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return /^\s*\{[^\n]*"type"\s*:\s*"ablation-header"/.test(buf.subarray(0, n).toString("utf8"));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads an ablation file. A torn last line is ignored with a warning, other bad lines are skipped with a located
+ * warning, a missing or invalid header is an InputError; later records with the same key win.
+ */
+export function readAblationFile(file: string): AblationFileContents {
+  if (!existsSync(file)) throw new InputError(`${file}: no such ablation file`, { file });
+  const text = readFileSync(file, "utf8");
+  const lines = text.split("\n");
+  const torn = !text.endsWith("\n");
+  const warnings: string[] = [];
+  const byKey = new Map<string, AblationRecord>();
+  let header: AblationHeader | undefined;
+  lines.forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      const last = i === lines.length - 1 && torn;
+      warnings.push(located(file, line, last ? "torn last line ignored (the ablation was interrupted while writing it)" : "not valid JSON; line skipped"));
+      return;
+    }
+    if (line === 1) {
+      const parsed = AblationHeaderSchema.safeParse(value);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new InputError(located(file, 1, `not an ablation file header (${issue?.path.join(".")}: ${issue?.message})`), { file, line: 1 });
+      }
+      header = parsed.data;
+      return;
+    }
+    const parsed = AblationRecordSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      warnings.push(located(file, line, `invalid ablation record (${issue?.path.join(".")}: ${issue?.message}); line skipped`));
+      return;
+    }
+    byKey.set(parsed.data.key, parsed.data);
+  });
+  if (!header) throw new InputError(`${file}: empty ablation file (no header line)`, { file });
+  return { file, header, records: [...byKey.values()], warnings };
+}
+
+/** Append-only writer: one write per line; on append a torn tail is cut back to the last newline first. */
+export class AblationWriter {
+  private constructor(
+    readonly file: string,
+    private fd: number | undefined,
+  ) {}
+
+  static create(file: string, header: AblationHeader): AblationWriter {
+    let fd: number;
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      fd = openSync(file, "wx");
+    } catch (e) {
+      throw new InputError(`${file}: cannot create the ablation file: ${(e as Error).message}`, { file, cause: e, hint: "Choose another file for it.", hintIds: ["runFile"] });
+    }
+    const w = new AblationWriter(file, fd);
+    w.write(header);
+    return w;
+  }
+
+  static append(file: string): AblationWriter {
+    const fd = openSync(file, "r+");
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(size, 1 << 20));
+    if (size > 0) {
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      const nl = tail.lastIndexOf(0x0a);
+      const cut = nl === -1 ? size - tail.length : size - tail.length + nl + 1;
+      if (cut < size) ftruncateSync(fd, cut);
+    }
+    closeSync(fd);
+    return new AblationWriter(file, openSync(file, "a"));
+  }
+
+  write(value: AblationHeader | AblationRecord): void {
+    if (this.fd === undefined) throw new Error(`ablation file ${this.file} is closed`);
+    writeSync(this.fd, `${JSON.stringify(value)}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

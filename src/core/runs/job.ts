@@ -1,0 +1,79 @@
+import { runAgent, type AgentResult } from "../agent/loop.js";
+import { CancelledError } from "../errors.js";
+import type { Grader, Verdict } from "../grading/types.js";
+import type { ModelClient, SamplingParams } from "../models/types.js";
+import type { SkillLibrary } from "../retrieval/library.js";
+import type { Job } from "./plan.js";
+import type { RunRecord } from "./types.js";
+
+/** A run lost to the model endpoint (after the client's retries): not graded, retried by resuming. */
+export class ModelFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** What every job of one evaluation shares. */
+export interface JobContext {
+  library: SkillLibrary;
+  client: ModelClient;
+  model: string;
+  params: SamplingParams;
+  maxTurns: number;
+  grader: Pick<Grader, "grade">;
+  signal: AbortSignal;
+}
+
+/**
+ * One run: the agent loop, then the grader. Throws CancelledError once the evaluation is cancelled, and
+ * ModelFailure when the endpoint failed for good (the run is not graded; resuming retries it).
+ */
+export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> {
+  const agent = await runAgent({
+    task: job.task,
+    condition: job.condition,
+    library: ctx.library,
+    client: ctx.client,
+    model: ctx.model,
+    params: ctx.params,
+    sampleIndex: job.sample,
+    maxTurns: ctx.maxTurns,
+    signal: ctx.signal,
+  }).catch((err: unknown) => {
+    if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
+    throw new ModelFailure(err);
+  });
+  if (ctx.signal.aborted) throw new CancelledError();
+  const verdict = await ctx.grader.grade(job.task, agent.answer, { signal: ctx.signal });
+  if (ctx.signal.aborted) throw new CancelledError();
+  return toRunRecord(job, agent, verdict, new Date());
+}
+
+/** The run-file record of one finished run. Key order is the file's. */
+export function toRunRecord(job: Job, agent: AgentResult, verdict: Verdict, finishedAt: Date): RunRecord {
+  return {
+    type: "run",
+    key: job.key,
+    taskId: job.task.id,
+    condition: job.condition,
+    sample: job.sample,
+    retrieved: agent.retrieved,
+    toolCalls: agent.toolCalls,
+    answer: agent.answer,
+    verdict: agent.error && !verdict.pass ? { ...verdict, reason: `${agent.error}; ${verdict.reason}` } : verdict,
+    tokens: agent.tokens,
+    latencyMs: agent.latencyMs,
+    modelCalls: agent.modelCalls,
+    cachedCalls: agent.cachedCalls,
+    turns: agent.turns,
+    ...(agent.error ? { error: agent.error } : {}),
+    transcript: agent.transcript.map((m) =>
+      m.role === "assistant"
+        ? { role: m.role, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}) }
+        : m.role === "tool"
+          ? { role: m.role, content: m.content, toolCallId: m.toolCallId }
+          : { role: m.role, content: m.content },
+    ),
+    finishedAt: finishedAt.toISOString(),
+  };
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { InputError } from "../errors.js";
+import type { EngineGrader } from "../grading/index.js";
+import type { Logger } from "../logger.js";
+import type { RunSettings } from "../settings.js";
+import type { Skill } from "../skills/types.js";
+import type { Task, TaskSet } from "../tasks/schema.js";
+import { assertResumable, buildRunHeader, selectTasks } from "./header.js";
+import { holdsNoCompleteLine, readRunFile, RunWriter } from "./store.js";
+import type { RunHeader, RunRecord } from "./types.js";
+
+/** What opening a run needs from the caller (a subset of EvaluationDeps). */
+export interface OpenRunInputs {
+  skills: readonly Skill[];
+  taskSet: TaskSet;
+  client: { id: string };
+  model: string;
+  baseUrl?: string;
+  grader: Pick<EngineGrader, "prepare">;
+  runFile: string;
+  resume: boolean;
+  stamp?: { runId: string; createdAt: string };
+}
+
+/** A run file ready for records: its header (the prior one when resumed), the tasks in run order, what is done. */
+export interface OpenedRun {
+  header: RunHeader;
+  tasks: Task[];
+  /** Records already in the file (resume), limited to tasks still in the task set. */
+  existing: RunRecord[];
+  writer: RunWriter;
+}
+
+/**
+ * Creates the run file, or resumes it: a file killed before its header was complete starts afresh; a resumable one
+ * must match the inputs (assertResumable) and keeps its own header and task order. The sandbox is started for, and
+ * the header records, the tasks this run will really run.
+ */
+export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logger: Logger): Promise<OpenedRun> {
+  const { runFile } = inputs;
+  if (inputs.resume && existsSync(runFile) && holdsNoCompleteLine(runFile)) {
+    logger.warn(`${runFile} holds no complete line (interrupted while its header was written); starting it afresh`);
+    rmSync(runFile);
+  }
+  const prior = inputs.resume && existsSync(runFile) ? await readRunFile(runFile) : undefined;
+  let tasks = selectTasks(inputs.taskSet, settings);
+  let existing: RunRecord[] = [];
+  if (prior) {
+    for (const w of prior.warnings) logger.warn(w);
+    const byId = new Map(inputs.taskSet.tasks.map((t) => [t.id, t]));
+    tasks = prior.header.taskIds.map((id) => byId.get(id)).filter((t): t is Task => t !== undefined);
+    existing = prior.records.filter((r) => byId.has(r.taskId));
+  }
+  const sandbox = inputs.grader.prepare(tasks);
+  const header = buildRunHeader(
+    settings,
+    { skills: inputs.skills, taskSet: inputs.taskSet, clientId: inputs.client.id, model: inputs.model, ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}) },
+    tasks,
+    sandbox,
+    inputs.stamp ?? { runId: randomUUID(), createdAt: new Date().toISOString() },
+  );
+  if (prior) {
+    assertResumable(prior.header, header, runFile);
+    logger.info(`resuming ${runFile}: ${existing.length} runs already done`);
+    return { header: prior.header, tasks, existing, writer: RunWriter.append(runFile) };
+  }
+  if (existsSync(runFile)) {
+    throw new InputError(`${runFile} already exists`, { file: runFile, hint: "Resume it, or choose another run file.", hintIds: ["resume", "runFile"] });
+  }
+  return { header, tasks, existing, writer: RunWriter.create(runFile, header) };
+}
