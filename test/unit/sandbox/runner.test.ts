@@ -101,8 +101,12 @@ test("the host reads each line with its own cap: a 700 MB line without a newline
   const pool = SandboxPool.create({ distDir: await sandboxDist(), snapshotCacheDir: snapshotCache, poolSize: 1, unsafeAllowCodeGeneration: true });
   try {
     await pool.ready();
-    // Escaped code writes straight to the protocol pipe, 1 MB at a time, never a newline.
-    const js = "const fs = process.getBuiltinModule('fs'); const mb = 'x'.repeat(1 << 20); for (let i = 0; i < 700; i++) fs.writeSync(1, mb);";
+    // Escaped code writes straight to the protocol pipe, 1 MB at a time, never a newline. The pipe is non-blocking:
+    // when the host reads slowly (a busy machine) a write fails with EAGAIN partway, so the writer retries what is
+    // left, as an attacker would; otherwise its own process dies first and the test checks nothing.
+    const js =
+      "const fs = process.getBuiltinModule('fs'); const mb = Buffer.alloc(1 << 20, 120);" +
+      "for (let i = 0; i < 700; i++) { let off = 0; while (off < mb.length) { try { off += fs.writeSync(1, mb, off); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } }";
     const code = `import js\njs.constructor.constructor(${JSON.stringify(js)})()`;
     const r = await pool.exec(code, 60_000);
     assert.equal(r.kind, "error");
