@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import { CancelledError, ModelRequestError } from "../errors.js";
 import type { EngineGrader } from "../grading/index.js";
 import { silentLogger, type Logger } from "../logger.js";
@@ -10,7 +9,7 @@ import type { TaskSet } from "../tasks/schema.js";
 import { executeJob, ModelFailure, type JobContext } from "./job.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
-import { runPool } from "./pool.js";
+import { boundListeners, runPool } from "./pool.js";
 import { StopMonitor } from "./stop.js";
 import type { RunHeader, RunRecord } from "./types.js";
 
@@ -72,8 +71,8 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   const run = await openRun(settings, deps, logger);
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
-  // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
-  setMaxListeners(0, internal.signal);
+  // Every in-flight model call and grading listens on this signal: allow what the jobs in flight hold, no more.
+  boundListeners(internal.signal, settings.concurrency);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
   const ctx: JobContext = {
