@@ -83,9 +83,14 @@ function lockDown(): void {
       throw new Error(`${what} is disabled in the sandbox`);
     };
   const proc = process as unknown as Record<string, unknown>;
-  for (const name of ["kill", "dlopen", "setuid", "setgid", "seteuid", "setegid", "setgroups", "initgroups", "chdir", "umask"]) {
+  // _kill is what process.kill calls, and _debugProcess sends SIGUSR1 (a node process then opens its inspector): without
+  // PID namespaces (macOS, Windows, SF_SANDBOX_CONFINE=none) both reach the host's processes.
+  for (const name of ["kill", "_kill", "_debugProcess", "_debugEnd", "dlopen", "setuid", "setgid", "seteuid", "setegid", "setgroups", "initgroups", "chdir", "umask"]) {
     if (typeof proc[name] === "function") proc[name] = deny(`process.${name}`);
   }
+  // The network APIs on the global object (net's are stubbed below): without a network namespace they reach the host.
+  const global = globalThis as unknown as Record<string, unknown>;
+  for (const name of ["fetch", "WebSocket", "EventSource"]) if (typeof global[name] === "function") global[name] = deny(name);
   const blocked = new Set(["child_process", "cluster", "dgram", "dns", "http", "http2", "https", "inspector", "net", "tls", "trace_events", "v8", "vm", "worker_threads", "repl", "module", "wasi"]);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the already-loaded module objects, to neuter them in place
   const v8 = require("node:v8") as Record<string, unknown>;
