@@ -73,7 +73,10 @@ export interface Case {
   code: string;
   task?: PythonFunctionTask;
   reason: RegExp;
-  /** Which graders run it (default both). */
+  /**
+   * Which graders run it. Default: both when the answer runs JavaScript (`js(…)`), else only `normal` — for Python
+   * alone the two graders are the same sandbox (they differ only in whether code generation from strings is allowed).
+   */
   only?: Mode;
   hostCheck?: (h: Harness) => void;
 }
@@ -189,6 +192,8 @@ export function assertHostUntouched(h: Harness): void {
   assert.ok(!existsSync(path.join(process.cwd(), "node_trace.1.log")), "no trace file in the host's working folder");
 }
 
+const modesOf = (k: Case): Mode[] => (k.only ? [k.only] : k.code.includes("js.constructor.constructor") ? ["normal", "redTeam"] : ["normal"]);
+
 let fresh = 0;
 /** An answer no cache has seen (a comment changes its hash), so it is graded by a new process. */
 export const uncached = (code: string) => `${code}\n# fresh ${++fresh} ${process.pid}\n`;
@@ -197,7 +202,7 @@ export const uncached = (code: string) => `${code}\n# fresh ${++fresh} ${process
 export function hostileCases(title: string, harness: () => Harness, cases: readonly Case[], modes: readonly Mode[] = ["normal", "redTeam"]): void {
   for (const mode of modes) {
     describe(`${title} (${mode === "normal" ? "the product's sandbox" : "red team: escaped code may run JavaScript"})`, () => {
-      for (const c of cases.filter((k) => !k.only || k.only === mode)) {
+      for (const c of cases.filter((k) => modesOf(k).includes(mode))) {
         test(c.name, async () => {
           const h = harness();
           const grader = h.graders[mode];

@@ -1,132 +1,26 @@
 /**
- * Hostile answers against the real sandbox. Each case asserts three things:
- * - the verdict: FAIL, with a reason of the expected kind;
- * - what happens next: in the same run, a wrong answer still fails and the canonical answer still passes; and in a
- *   later run (a new grader sharing the same caches) the same holds — nothing an answer did outlived it;
- * - the host: no marker file created or appended, the sacrificial process alive, the host sockets untouched.
- *
- * Two graders run the suite. `normal` is the product's sandbox: escaped Python cannot run JavaScript at all (no code
- * generation from strings). `redTeam` lets escaped Python run JavaScript inside the answer's process, as the red team
- * did against the old sandbox, to show that the layers beneath — one process per answer, comparison on the host,
- * host-owned deadlines and caps, the OS namespaces — hold on their own.
+ * Hostile answers against the real sandbox: the attacks the red team used against the old sandbox (issue 10). Each
+ * case asserts the verdict (FAIL, with a reason of the expected kind), the host's state (no marker file created or
+ * appended, the sacrificial process alive and unsignalled, the host sockets untouched, the shared runtime unchanged),
+ * and what comes next, graded afresh: a wrong answer fails and the canonical answer passes in the same pool; at the
+ * end a later pool sharing the caches grades correctly too. The harness and the two graders (`normal`, the product's
+ * sandbox; `redTeam`, where escaped Python may run JavaScript) are in hostile-support.ts. New variants of each class
+ * are in hostile-variants.test.ts, and the same attacks without OS namespaces in hostile-unconfined.test.ts.
  */
 import assert from "node:assert/strict";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
-import os from "node:os";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { createPythonGrader, type PythonGrader } from "../../../src/core/grading/python-grader.js";
-import type { PythonFunctionTask } from "../../../src/core/tasks/schema.js";
-import { sandboxDist, snapshotCache } from "./support.js";
+import { after, before, test } from "node:test";
+import { addReturning, assertLaterPoolGrades, hostileCases, js, secretTask, startHarness, tagReturning, type Case, type Harness } from "./hostile-support.js";
 
-const LIMIT_MS = 1000;
-
-// Expected outputs an answer cannot compute: the canonical solution mixes in a secret that only it holds. An answer
-// that passes must have read the expected outputs from somewhere — which it must never be able to.
-const SECRET = "s3cr3t-" + Math.random().toString(36).slice(2);
-const secretTask: PythonFunctionTask = {
-  id: "hostile/secret",
-  kind: "python-function",
-  prompt: "Write tag(a, b).",
-  entryPoint: "tag",
-  canonicalSolution: `import hashlib\ndef tag(a, b):\n    return hashlib.sha256(repr((a, b, ${JSON.stringify(SECRET)})).encode()).hexdigest()[:12]\n`,
-  tests: { base: [[1, 2], [3, 4]], plus: [[10, 5]], atol: 0, oracle: "default" },
-};
-const addTask: PythonFunctionTask = {
-  id: "hostile/add",
-  kind: "python-function",
-  prompt: "Write add(a, b).",
-  entryPoint: "add",
-  canonicalSolution: "def add(a, b):\n    return a + b\n",
-  tests: { base: [[1, 2], [3, 4]], plus: [[10, 5]], atol: 0, oracle: "default" },
-};
-const WRONG = "def add(a, b):\n    return a - b\n";
-
-let tmp: string;
-let caches: { cacheDir: string; verdictCacheDir: string };
-let normal: PythonGrader;
-let redTeam: PythonGrader;
-let tcp: Server;
-let unix: Server;
-let tcpPort = 0;
-let unixPath = "";
-let connections = 0;
-let sacrificial: ChildProcess;
-const warnings: string[] = [];
-
-const graderOptions = async () => ({
-  distDir: await sandboxDist(),
-  poolSize: 2,
-  memoryMb: 256,
-  minTimeLimitMs: LIMIT_MS,
-  taskCapMs: 3000,
-  graceMs: 250,
-  rssLimitBytes: 1024 * 1024 * 1024,
-  logger: { trace() {}, debug() {}, info() {}, warn: (m: string) => void warnings.push(m), error() {} },
-});
-
+let h: Harness;
 before(async () => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), "sf-hostile-"));
-  caches = { cacheDir: path.join(tmp, "expected"), verdictCacheDir: path.join(tmp, "verdicts") };
-  writeFileSync(path.join(tmp, "secret.txt"), "TOP-SECRET");
-  writeFileSync(path.join(tmp, "profile"), "# a shell start-up file\n");
-  tcp = createServer((s) => {
-    connections++;
-    s.destroy();
-  });
-  await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", () => r()));
-  tcpPort = (tcp.address() as { port: number }).port;
-  unixPath = path.join(tmp, "host.sock");
-  unix = createServer((s) => {
-    connections++;
-    s.destroy();
-  });
-  await new Promise<void>((r) => unix.listen(unixPath, () => r()));
-  sacrificial = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-  const opts = await graderOptions();
-  normal = createPythonGrader({ ...opts, ...caches });
-  redTeam = createPythonGrader({ ...opts, cacheDir: path.join(tmp, "rt-expected"), verdictCacheDir: path.join(tmp, "rt-verdicts"), unsafeAllowCodeGeneration: true });
-  void snapshotCache;
-  await Promise.all([normal.ready(), redTeam.ready()]);
+  h = await startHarness("hostile");
 });
-
 after(async () => {
-  await normal?.dispose();
-  await redTeam?.dispose();
-  await normal?.dispose(); // idempotent
-  sacrificial?.kill("SIGKILL");
-  tcp?.close();
-  unix?.close();
-  rmSync(tmp, { recursive: true, force: true });
+  await h?.dispose();
 });
-
-const marker = (name: string) => path.join(tmp, name);
-/** Python that runs a JavaScript snippet through the FFI and keeps its result (works only where code generation is allowed). */
-const js = (code: string) => `import js\n_r = js.constructor.constructor(${JSON.stringify(code)})()\n`;
-const addReturning = (expr: string) => `def add(a, b):\n    return ${expr}\n`;
-const tagReturning = (expr: string) => `def tag(a, b):\n    return ${expr}\n`;
-
-interface Case {
-  name: string;
-  /** The answer's code; PORT, SOCK, PID, TMP are filled in. */
-  code: string;
-  task?: PythonFunctionTask;
-  reason: RegExp;
-  /** Which graders run it (default both). */
-  only?: "normal" | "redTeam";
-  hostCheck?: () => void;
-}
-
-/** Fills in the host's details as single-quoted literals, valid in both Python and JavaScript. */
-const fill = (code: string) =>
-  code
-    .replaceAll("PORT", String(tcpPort))
-    .replaceAll("SOCK", `'${unixPath}'`)
-    .replaceAll("HOSTPID", String(process.pid))
-    .replaceAll("PID", String(sacrificial.pid))
-    .replaceAll("TMP", `'${tmp}'`);
 
 const cases: Case[] = [
   // --- forging a verdict without escaping ---
@@ -146,7 +40,7 @@ const cases: Case[] = [
   { name: "writes forged output lines straight to the protocol pipe", code: js("const fs = process.getBuiltinModule('fs'); for (let i = 0; i < 3; i++) fs.writeSync(1, JSON.stringify({type: 'out', i, v: 'guess'}) + '\\n'); fs.writeSync(1, '{\"type\":\"done\",\"count\":3}\\n'); return 1") + tagReturning("'x'"), task: secretTask, only: "redTeam", reason: /broke the sandbox protocol|got 'guess'/ },
   // --- poisoning what comes after ---
   { name: "poisons JS globals, timers and Python modules for later answers", code: js("Object.prototype.toJSON = function () { return 'p' }; setInterval(() => { JSON.parse = () => ({}) }, 1); return 1") + "import math, builtins\nmath.pi = 3\nbuiltins.repr = lambda x: '3'\n" + addReturning("a - b"), only: "redTeam", reason: /expected 3, got -1/ },
-  { name: "tries to write poisoned entries into the expected-output cache", code: js("const fs = process.getBuiltinModule('fs'); try { fs.mkdirSync(TMP + '/expected', { recursive: true }); fs.writeFileSync(TMP + '/expected/poison.json', '{}') } catch (e) { return String(e.code || e.message) } return 'written'") + addReturning("str(_r)"), only: "redTeam", reason: /got '(ERR_ACCESS_DENIED|EROFS|ENOENT)/, hostCheck: () => assert.ok(!existsSync(path.join(tmp, "expected", "poison.json"))) },
+  { name: "tries to write poisoned entries into the expected-output cache", code: js("const fs = process.getBuiltinModule('fs'); try { fs.mkdirSync(TMP + '/expected', { recursive: true }); fs.writeFileSync(TMP + '/expected/poison.json', '{}') } catch (e) { return String(e.code || e.message) } return 'written'") + addReturning("str(_r)"), only: "redTeam", reason: /got '(ERR_ACCESS_DENIED|EROFS|ENOENT)/, hostCheck: (h) => assert.ok(!existsSync(path.join(h.tmp, "expected", "poison.json"))) },
   // --- hangs through the control object ---
   { name: "disarms its own interrupt and loops", code: "import sys\ndef add(a, b):\n    ctl = sys._getframe(1).f_locals['ctl']\n    ctl.disarm()\n    while True:\n        ctl.arm(10 ** 9)", reason: /^timeout .*killed after the deadline/ },
   { name: "sleeps in C with the real time.sleep", code: "import time\nreal = time.sleep.__defaults__[0]\ndef add(a, b):\n    real(1000)", reason: /^timeout .*killed after the deadline/ },
@@ -159,57 +53,30 @@ const cases: Case[] = [
   { name: "floods the raw file descriptor", code: "import os\ndef add(a, b):\n    while True:\n        os.write(1, b'x' * 100000)", reason: /output limit/ },
   { name: "returns an output vastly larger than the expected one", code: addReturning("'x' * (50 * 1024 * 1024)"), reason: /larger than \d+ bytes/ },
   // --- the host ---
-  { name: "signals a host process (and the host) with process._kill", code: js("let out = []; for (const p of [PID, HOSTPID]) { try { process._kill(p, 9); out.push('killed ' + p) } catch (e) { out.push(e.code || e.message) } } return out.join(',')") + addReturning("str(_r)"), only: "redTeam", reason: /got '/, hostCheck: () => assert.equal(sacrificial.exitCode, null, "the sacrificial process is alive") },
+  { name: "signals a host process (and the host) with process._kill", code: js("let out = []; for (const p of [PID, HOSTPID]) { try { process._kill(p, 9); out.push('killed ' + p) } catch (e) { out.push(e.code || e.message) } } return out.join(',')") + addReturning("str(_r)"), only: "redTeam", reason: /got '/, hostCheck: (h) => assert.equal(h.sacrificial.exitCode, null, "the sacrificial process is alive") },
   { name: "connects to a pathname Unix socket of the host", code: js("const net = process.mainModule.require('net'); const s = net.connect(SOCK); s.on('error', () => {}); return 'tried'") + addReturning("str(_r)"), only: "redTeam", reason: /disabled in the sandbox|got 'tried'/ },
   { name: "connects to a TCP server on the host's loopback", code: js("const net = process.mainModule.require('net'); const s = new net.Socket(); s.on('error', () => {}); s.connect(PORT, '127.0.0.1'); return 'tried'") + addReturning("str(_r)"), only: "redTeam", reason: /disabled in the sandbox|got 'tried'/ },
-  { name: "appends to a shell start-up file through a V8 log flag", code: js(`const v8 = process.mainModule.require('v8'); v8.setFlagsFromString('--logfile=' + TMP + '/profile'); v8.setFlagsFromString('--log-all'); return 1`) + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox/, hostCheck: () => assert.equal(readFileSync(marker("profile"), "utf8"), "# a shell start-up file\n") },
+  { name: "appends to a shell start-up file through a V8 log flag", code: js(`const v8 = process.mainModule.require('v8'); v8.setFlagsFromString('--logfile=' + TMP + '/profile'); v8.setFlagsFromString('--log-all'); return 1`) + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox/, hostCheck: (h) => assert.equal(readFileSync(h.marker("profile"), "utf8"), "# a shell start-up file\n") },
   { name: "turns on trace events (which write into the working folder)", code: js("const te = process.mainModule.require('trace_events'); te.createTracing({ categories: ['v8', 'node'] }).enable(); return 1") + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox/ },
   { name: "reads a host file through the FFI", code: js("return process.getBuiltinModule('fs').readFileSync(TMP + '/secret.txt', 'utf8')") + addReturning("_r"), only: "redTeam", reason: /ERR_ACCESS_DENIED|restricted|denied/i },
-  { name: "spawns a host process through the FFI", code: js(`process.getBuiltinModule('child_process').execSync('touch ' + TMP + '/spawned'); return 1`) + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox|restricted|denied/i, hostCheck: () => assert.ok(!existsSync(marker("spawned"))) },
+  { name: "spawns a host process through the FFI", code: js(`process.getBuiltinModule('child_process').execSync('touch ' + TMP + '/spawned'); return 1`) + addReturning("a + b"), only: "redTeam", reason: /disabled in the sandbox|restricted|denied/i, hostCheck: (h) => assert.ok(!existsSync(h.marker("spawned"))) },
   { name: "grows memory from JavaScript in the background", code: js("globalThis.keep = []; setInterval(() => { const b = new Uint8Array(64 << 20); b.fill(1); globalThis.keep.push(b) }, 5); return 1") + "import time\ndef add(a, b):\n    t = time.monotonic()\n    while time.monotonic() - t < 30:\n        time.sleep(0.01)\n    return a + b", only: "redTeam", reason: /out of memory .*killed at \d+ MB resident memory|timeout/ },
   { name: "allocates past the wasm cap", code: "def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(10 ** 7))", reason: /out of memory|MemoryError|^timeout/ },
-  { name: "runs os.system", code: `import os\nos.system("touch " + TMP + "/os-system")\n` + addReturning("a + b"), reason: /os\.system is disabled/, hostCheck: () => assert.ok(!existsSync(marker("os-system"))) },
+  { name: "runs os.system", code: `import os\nos.system("touch " + TMP + "/os-system")\n` + addReturning("a + b"), reason: /os\.system is disabled/, hostCheck: (h) => assert.ok(!existsSync(h.marker("os-system"))) },
   { name: "mounts the host file system with pyodide_js.mountNodeFS", code: `import pyodide_js\npyodide_js.mountNodeFS("/host", TMP)\ndata = open("/host/secret.txt").read()\n` + addReturning("data"), reason: /Error/ },
   { name: "opens a Python socket to the host's loopback", code: `import socket\ns = socket.create_connection(("127.0.0.1", PORT), timeout=0.2)\n` + addReturning("a + b"), reason: /Error|timeout/ },
   { name: "exits the interpreter", code: "import sys\ndef add(a, b):\n    sys.exit(0)", reason: /SystemExit/ },
 ];
 
-for (const mode of ["normal", "redTeam"] as const) {
-  describe(`hostile answers (${mode === "normal" ? "the product's sandbox" : "red team: escaped code may run JavaScript"})`, () => {
-    for (const c of cases.filter((k) => !k.only || k.only === mode)) {
-      test(c.name, async () => {
-        const grader = mode === "normal" ? normal : redTeam;
-        const task = c.task ?? addTask;
-        const verdict = await grader.grade(task, fill(c.code));
-        assert.equal(verdict.pass, false, `${c.name} must fail: ${verdict.reason}`);
-        assert.match(verdict.reason, c.reason);
-        c.hostCheck?.();
-        // What comes next is unaffected: a wrong answer fails, the canonical answer passes.
-        assert.equal((await grader.grade(addTask, WRONG)).reason, "base input #0 [1, 2]: expected 3, got -1");
-        assert.equal((await grader.grade(task, task.canonicalSolution)).pass, true);
-      });
-    }
-  });
-}
+hostileCases("hostile answers", () => h, cases);
 
 test("after the attacks: the host is intact, and a later run sharing the caches still grades correctly", async () => {
-  assert.equal(connections, 0, "no host socket received a connection");
-  assert.equal(sacrificial.exitCode, null, "the sacrificial process is alive");
-  for (const name of ["os-system", "spawned", "expected/poison.json", "node_trace.1.log"]) assert.ok(!existsSync(marker(name)), name);
-  assert.ok(!existsSync(path.join(process.cwd(), "node_trace.1.log")), "no trace file in the host's working folder");
-  assert.equal(statSync(marker("profile")).size, "# a shell start-up file\n".length);
-  const later = createPythonGrader({ ...(await graderOptions()), ...caches });
-  try {
-    assert.equal((await later.grade(addTask, WRONG)).pass, false);
-    assert.equal((await later.grade(secretTask, tagReturning("'x'"))).pass, false);
-    assert.equal((await later.grade(secretTask, secretTask.canonicalSolution)).pass, true);
-  } finally {
-    await later.dispose();
-  }
+  for (const name of ["os-system", "spawned", "expected/poison.json", "node_trace.1.log"]) assert.ok(!existsSync(h.marker(name)), name);
+  await assertLaterPoolGrades(h);
 });
 
 test("the sandbox runs with an empty environment and its own PID namespace", async () => {
-  const pool = redTeam.pool;
+  const pool = h.graders.redTeam.pool;
   const r = await pool.exec(js("return JSON.stringify({ env: Object.keys(process.env), pwd: process.env.PWD, pid: process.pid })") + "print(_r)", 10_000);
   const seen = JSON.parse(r.stdout.trim()) as { env: string[]; pwd?: string; pid: number };
   assert.ok(seen.pwd === undefined || seen.pwd === "/tmp", `PWD is the sandbox's own folder, not the host's: ${seen.pwd}`);
@@ -219,7 +86,7 @@ test("the sandbox runs with an empty environment and its own PID namespace", asy
 });
 
 test("bubblewrap's private root: below the permission model, a process sees none of the host's files", { skip: process.platform !== "linux" ? "Linux only" : false }, () => {
-  const confinement = redTeam.pool.confinement;
+  const confinement = h.graders.redTeam.pool.confinement;
   if (process.env.CI === "true") assert.equal(confinement.kind, "bubblewrap", "CI installs bubblewrap: the strongest confinement must be in force");
   if (confinement.kind !== "bubblewrap") return;
   // No permission flags here: this is the OS layer alone.
