@@ -4,7 +4,7 @@ import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { buildReport, failOn, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
 import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
-import { readRunFile } from "../core/runs/store.js";
+import { readRunSummaries } from "../core/runs/store.js";
 import { ReportFormatSchema } from "../shared/vocabulary/index.js";
 import { choice, numberOption, parse } from "./args.js";
 
@@ -39,7 +39,7 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
       ablationFiles.add(abs);
       continue;
     }
-    const contents = await readRunFile(abs);
+    const contents = await readRunSummaries(abs);
     for (const w of contents.warnings) logger.warn(w);
     runs.push({ header: contents.header, records: contents.records, stops: contents.stops });
     for (const sibling of siblingAblationFiles(abs)) ablationFiles.add(sibling);

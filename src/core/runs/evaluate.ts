@@ -12,7 +12,7 @@ import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
 import { runPool } from "./pool.js";
 import { StopMonitor } from "./stop.js";
-import type { RunHeader, RunRecord } from "./types.js";
+import { summarizeRun, type RunHeader, type RunRecord, type RunSummary } from "./types.js";
 
 export interface EvaluationProgress {
   /** Runs finished (including those read back on resume). */
@@ -49,7 +49,8 @@ export interface EvaluationDeps {
 export interface EvaluationResult {
   runFile: string;
   header: RunHeader;
-  records: RunRecord[];
+  /** Every finished run (resumed ones included) as a summary; the whole records, transcripts and all, are in the run file. */
+  records: RunSummary[];
   /** Why the run ended early: "cancelled", or the stopping rule's reason. Absent when every planned run finished. */
   stopReason?: string;
   /** Runs that failed for good (model errors after retries); resuming retries them. */
@@ -116,7 +117,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
 
 /** The evaluation's bookkeeping: records, the plan, the stopping rule, failures and progress. */
 class RunState {
-  readonly records: RunRecord[];
+  readonly records: RunSummary[];
   private readonly planner: Planner;
   private readonly monitor: StopMonitor;
   private retrievals: number;
@@ -151,11 +152,13 @@ class RunState {
   /** Writes a finished run, feeds the plan and the stopping rule; returns the runs it unlocks. */
   add(record: RunRecord): Job[] {
     this.run.writer.write(record);
-    this.records.push(record);
-    if (retrieving(record)) this.retrievals++;
     this.deps.onRecord?.(record);
-    const unlocked = this.planner.onFinished(record);
-    this.monitor.add(record);
+    // From here on only the summary is kept: the record (transcript, answer) is in the file and can be collected.
+    const summary = summarizeRun(record);
+    this.records.push(summary);
+    if (retrieving(summary)) this.retrievals++;
+    const unlocked = this.planner.onFinished(summary);
+    this.monitor.add(summary);
     if (this.settings.stopWhen === "decided" && !this.stopReason) {
       const decided = this.monitor.decision();
       if (decided) {
@@ -183,4 +186,4 @@ class RunState {
   }
 }
 
-const retrieving = (r: RunRecord): boolean => r.condition === "enabled" && r.retrieved.length > 0;
+const retrieving = (r: RunSummary): boolean => r.condition === "enabled" && r.retrieved.length > 0;

@@ -7,8 +7,8 @@ import type { RunSettings } from "../settings.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { assertResumable, buildRunHeader, selectTasks } from "./header.js";
-import { holdsNoCompleteLine, readRunFile, RunWriter } from "./store.js";
-import type { RunHeader, RunRecord } from "./types.js";
+import { holdsNoCompleteLine, readRunSummaries, RunWriter } from "./store.js";
+import type { RunHeader, RunSummary } from "./types.js";
 
 /** What opening a run needs from the caller (a subset of EvaluationDeps). */
 export interface OpenRunInputs {
@@ -27,8 +27,8 @@ export interface OpenRunInputs {
 export interface OpenedRun {
   header: RunHeader;
   tasks: Task[];
-  /** Records already in the file (resume), limited to tasks still in the task set. */
-  existing: RunRecord[];
+  /** Runs already in the file (resume), limited to tasks still in the task set; summaries, not whole records. */
+  existing: RunSummary[];
   writer: RunWriter;
 }
 
@@ -43,9 +43,9 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
     logger.warn(`${runFile} holds no complete line (interrupted while its header was written); starting it afresh`);
     rmSync(runFile);
   }
-  const prior = inputs.resume && existsSync(runFile) ? await readRunFile(runFile) : undefined;
+  const prior = inputs.resume && existsSync(runFile) ? await readRunSummaries(runFile) : undefined;
   let tasks = selectTasks(inputs.taskSet, settings);
-  let existing: RunRecord[] = [];
+  let existing: RunSummary[] = [];
   if (prior) {
     for (const w of prior.warnings) logger.warn(w);
     const byId = new Map(inputs.taskSet.tasks.map((t) => [t.id, t]));

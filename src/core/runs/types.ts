@@ -77,6 +77,19 @@ export const RunRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
+/**
+ * What the report, the planner and the stopping rule need of a finished run: the record without its transcript,
+ * answer and tool calls. An evaluation and a report hold these, never whole records, so memory stays bounded by
+ * the number of runs times a few hundred bytes however long the transcripts are (issue 16, scale of one machine).
+ */
+export type RunSummary = Omit<RunRecord, "transcript" | "answer" | "toolCalls">;
+
+/** A record's summary (a new object: the record, with its transcript, can then be collected). */
+export function summarizeRun(record: RunRecord): RunSummary {
+  const { transcript: _t, answer: _a, toolCalls: _c, ...summary } = record;
+  return summary;
+}
+
 export const StopRecordSchema = z.object({
   type: z.literal("stop"),
   reason: z.string(),
