@@ -9,6 +9,7 @@ import { createOpenAIClient, describeEndpoint } from "../core/models/openai-clie
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
+import { assertShardable, parseShardSpec } from "../core/runs/shard.js";
 import { scanSkills } from "../core/skills/index.js";
 import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
 import { loadTaskSet } from "../core/tasks/index.js";
@@ -27,6 +28,7 @@ const INPUT_OPTIONS = {
   out: { type: "string" },
   resume: { type: "boolean" },
   "cache-dir": { type: "string" },
+  shard: { type: "string" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -41,6 +43,7 @@ export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>.
   --out <run.jsonl>             The run file. Default: .skill-following/runs/<skills>--<tasks>--<model>--<time>.jsonl.
   --resume                      Continue the run file given with --out (finished runs are kept).
   --cache-dir <dir>             Where responses, expected outputs and verdicts are cached. Default: .skill-following/cache.
+  --shard <k/n>                 Run only shard k of n (tasks split by a hash of their id); join the n run files with merge.
   --quiet | --verbose           Less or more on stderr.
 Evaluation options:
   --rae-only                    Short for --design rae-only.
@@ -60,6 +63,9 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   if (skillPaths.length === 0) throw new InputError(`--skills is required\n\n${RUN_USAGE}`);
   if (!values.tasks) throw new InputError(`--tasks is required\n\n${RUN_USAGE}`);
   const settings = runSettingsFromArgs(values);
+  const shard = values.shard === undefined ? undefined : parseShardSpec(values.shard);
+  // Refused before any download or model lookup: the combination can never run.
+  assertShardable(settings.stopWhen, shard);
 
   for (const p of skillPaths) if (!existsSync(p)) throw new InputError(`--skills ${p}: no such file or folder`);
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));
@@ -84,7 +90,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
   const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model: config.model });
-  logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
+  logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
   try {
@@ -97,6 +103,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       grader,
       runFile,
       resume: values.resume ?? false,
+      ...(shard ? { shard } : {}),
       logger,
       signal,
       onProgress: (p) => {

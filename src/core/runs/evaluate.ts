@@ -11,6 +11,7 @@ import { executeJob, ModelFailure, type JobContext } from "./job.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
 import { runPool } from "./pool.js";
+import type { ShardSpec } from "./shard.js";
 import { StopMonitor } from "./stop.js";
 import { summarizeRun, type RunHeader, type RunRecord, type RunSummary } from "./types.js";
 
@@ -44,6 +45,8 @@ export interface EvaluationDeps {
   onRecord?: (record: RunRecord) => void;
   /** The new run's id and creation time (tests pin them; otherwise a random UUID and now). */
   stamp?: { runId: string; createdAt: string };
+  /** Run one shard of the tasks (shard.ts); the header records it and `merge` joins the shards. */
+  shard?: ShardSpec;
 }
 
 export interface EvaluationResult {

@@ -64,6 +64,24 @@ export async function scanRunFile(file: string, onRecord: (record: RunRecord) =>
   return parser.finish();
 }
 
+/** Only the header of a run file (its first line), without reading the runs: for merging and listing large files. */
+export async function readRunHeader(file: string): Promise<RunHeader> {
+  if (!existsSync(file)) throw new InputError(`${file}: no such run file`, { file });
+  if (!statSync(file).isFile()) throw new InputError(`${file}: not a run file (not a regular file)`, { file });
+  for await (const raw of readLines(file, { maxLineBytes: 64 * 2 ** 20, maxDecompressedBytes: 2 * 2 ** 30 })) {
+    let value: unknown;
+    try {
+      value = "text" in raw ? JSON.parse(raw.text) : undefined;
+    } catch {
+      value = undefined;
+    }
+    const parsed = RunHeaderSchema.safeParse(value);
+    if (!parsed.success) throw new InputError(located(file, raw.line, "not a Skill Following run file: its first line is not a run header"), { file, line: raw.line });
+    return parsed.data;
+  }
+  throw new InputError(`${file}: empty run file (no header line)`, { file });
+}
+
 /** Turns the lines of one run file into its contents, collecting located warnings. */
 class RunFileParser {
   private readonly warnings: string[] = [];

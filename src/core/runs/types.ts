@@ -42,6 +42,20 @@ export const RunHeaderSchema = z.object({
   shuffleSeed: z.number().int().optional(),
   /** RAE-only design: the control sample (see ControlSampleSchema). */
   control: ControlSampleSchema.optional(),
+  /**
+   * `run --shard k/n` (shard.ts): shard `index` of `count`, out of the `total` tasks of the unsharded selection;
+   * `positions[i]` is where `taskIds[i]` sits in that selection. Absent in an unsharded (or merged) run file.
+   */
+  shard: z
+    .object({
+      index: z.number().int().positive(),
+      count: z.number().int().positive(),
+      total: z.number().int().nonnegative(),
+      positions: z.array(z.number().int().nonnegative()),
+    })
+    .optional(),
+  /** "batch": the model calls went through the provider's batch API at its batch price. Absent: synchronous calls. */
+  pricing: z.enum(["synchronous", "batch"]).optional(),
 });
 export type RunHeader = z.infer<typeof RunHeaderSchema>;
 
