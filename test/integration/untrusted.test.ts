@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { bundleHostModule, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
+import { bundleHostModule, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, VSIX, type CodeServer } from "./support/code-server.js";
 import { API_KEY, createFixture, type Fixture } from "./support/fixture.js";
 
 const skip = process.env.SF_VSCODE === "electron" ? "the trust test runs in code-server only" : missingPrerequisite();
@@ -93,7 +93,8 @@ describe("an installed copy of the extension (not under development) and workspa
     root = mkdtempSync(path.join(os.tmpdir(), "sf-installed-"));
     const workspace = path.join(root, "ws");
     fixture = await createFixture(workspace);
-    const installed = installableCopy(path.join(root, "skill-following"));
+    // Under SF_VSIX every session installs the .vsix itself; otherwise a copy of its file set stands in for it.
+    const installed = VSIX ? undefined : installableCopy(path.join(root, "skill-following"));
     // Both sessions at once: one trusts the folder (the control: the installed copy works), one does not.
     await Promise.all(
       (["trusted", "untrusted"] as const).map(async (kind) => {
@@ -104,7 +105,7 @@ describe("an installed copy of the extension (not under development) and workspa
           sessionDir: path.join(root, `session-${kind}`),
           logFile: path.join(REPO_ROOT, "test-results", `installed-${kind}-code-server.log`),
           workspaceTrust: kind === "untrusted",
-          installExtensions: [installed],
+          installExtensions: installed ? [installed] : [],
           settings: { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.banner": "never" },
         });
         servers.push(server);
