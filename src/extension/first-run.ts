@@ -172,8 +172,9 @@ export async function chooseEndpoint(svc: Services, choiceId?: unknown): Promise
   if (!model) return undefined;
   await updateSetting("model", model);
   await rememberModel(svc, model);
-  svc.config.reload();
-  void vscode.window.showInformationMessage(`Model calls go to ${choice.label.replace(/^\$\([^)]*\)\s*/, "")}, model ${model}.`);
+  const cfg = svc.config.reload();
+  const where = cfg.modelProvider === "vscode-lm" ? "a VS Code language model" : cfg.baseUrl;
+  void vscode.window.showInformationMessage(`Model calls go to ${where}, model ${model}. Change it any time with ${COMMANDS.chooseEndpoint.title}`);
   return model;
 }
 

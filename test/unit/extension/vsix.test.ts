@@ -17,11 +17,10 @@ import type { PythonFunctionTask } from "../../../src/core/tasks/schema.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { bySubstring, pythonAnswer, taskPlanScript, type TaskPlan } from "../../support/scripts.js";
 import { spawnCollect } from "../cli/harness.js";
+import { MINIFIED_NAME } from "../../support/minified.js";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 
-/** A line of a log or error text that starts with a minified identifier where a class name belongs ("Fr: …"). */
-export const MINIFIED_NAME = /(^|\s)(?:error: )?[A-Za-z_$][A-Za-z0-9_$]{0,2}: (?=[a-z"'A-Z])/;
 
 function filesUnder(dir: string, base = dir): string[] {
   return readdirSync(dir).flatMap((name) => {
