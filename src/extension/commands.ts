@@ -14,6 +14,7 @@ import { pickModels, pickTaskSet, rememberTaskSet } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
 import { findWhatHarms, removeSectionAndReevaluate, type FindWhatHarmsOptions } from "./ablation.js";
+import { chooseEndpoint, tryExample, type TryExampleOptions } from "./first-run.js";
 
 /**
  * The command table: every contributed command id → its handler. Typed `Record<CommandKey, …>`, so a command in
@@ -187,6 +188,9 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   },
   exportReport: (svc, format, target) => exportReport(svc, format, target),
   showLog: async (svc) => svc.logger.show(),
+  tryExample: (svc, opts) => tryExample(svc, (opts ?? {}) as TryExampleOptions),
+  chooseEndpoint: (svc, choice) => chooseEndpoint(svc, choice),
+  chooseTaskSet: (svc) => pickTaskSet(svc),
   openTaskComparison: (_svc, runFile, taskId, sample) => openTaskComparison(String(runFile), String(taskId), Number(sample ?? 0)),
   showHarmedTasks: (svc, uri) => showHarmedTasks(svc, uri),
   findWhatHarms: (svc, uri, opts) => findWhatHarms(svc, uri, (opts ?? {}) as FindWhatHarmsOptions),

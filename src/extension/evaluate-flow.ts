@@ -30,10 +30,16 @@ export interface EvaluateOutcome {
   view?: ReportView;
 }
 
+/**
+ * Restricted Mode (untrustedWorkspaces: limited): SKILL.md checks and reports work; an evaluation explains why it
+ * needs trust and offers to grant it.
+ */
 export async function requireTrust(): Promise<boolean> {
   if (vscode.workspace.isTrusted) return true;
-  await needs("Evaluations run model-generated code, so they need a trusted workspace.", "Manage Workspace Trust", () =>
-    vscode.commands.executeCommand("workbench.trust.manage"),
+  await needs(
+    "Evaluations run model-generated code and call the model endpoint this workspace's settings name, so they need a trusted workspace. SKILL.md checks and reports work without it.",
+    "Trust This Workspace…",
+    () => vscode.commands.executeCommand("workbench.trust.manage"),
   );
   return false;
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { CancelledError } from "../core/errors.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Grader } from "../core/grading/types.js";
-import { dataDirOf, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
+import { dataDirOf, ensureDataDir, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
 import type { ModelClient } from "../core/models/types.js";
 import { evaluate, type EvaluationProgress, type EvaluationResult } from "../core/runs/evaluate.js";
 import type { RunSettings } from "../core/settings.js";
@@ -66,6 +66,8 @@ export class EvaluationRunner implements vscode.Disposable {
 
   async run(request: EvaluationRequest): Promise<EvaluationOutcome> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
+    // Before any run file or cache entry: the data folder's `.gitignore`, so Source Control never lists them.
+    ensureDataDir(this.layout);
     const controller = new AbortController();
     this.current = { controller, label: request.label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
@@ -128,6 +130,7 @@ export class EvaluationRunner implements vscode.Disposable {
    */
   async exclusive<T>(label: string, responseCache: boolean, body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
+    ensureDataDir(this.layout);
     const controller = new AbortController();
     this.current = { controller, label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
