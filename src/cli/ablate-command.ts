@@ -97,7 +97,7 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
       logger,
       signal,
     };
-    const plan = planAblation(o);
+    const plan = await planAblation(o);
     const e = plan.estimate;
     const endpoint = config.baseURL ? ` at ${describeEndpoint(config.baseURL)}` : "";
     logger.info(`${describeEstimate(e, values.skill)}; model ${h.model.name}${endpoint}`);
