@@ -4,7 +4,7 @@ import { InputError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { HARNESS_PY } from "../sandbox/harness-py.js";
 import type { CheckJob } from "../sandbox/protocol.js";
-import { SandboxPool, type Isolation } from "../sandbox/runner.js";
+import { SandboxPool, type Isolation, type SandboxOptions } from "../sandbox/runner.js";
 import type { PythonFunctionTask, Task } from "../tasks/schema.js";
 import { CheckDriver, type CheckPlan, type CheckResult } from "./check-driver.js";
 import { assertComparable, checkPlanFor, expectedJobFor, MIN_TIME_LIMIT_MS } from "./check-plan.js";
@@ -21,9 +21,14 @@ export interface PythonGraderOptions {
   logger?: Logger;
   /** Answers checked at once (default 2). */
   poolSize?: number;
+  /**
+   * Reference processes computing expected outputs at once (default: 2, at most poolSize), so one slow canonical
+   * solution does not hold every other task's expected outputs.
+   */
+  referencePoolSize?: number;
   /** Where sandbox-worker.js and pyodide/ are (default: beside the bundle, else <repo>/dist). */
   distDir?: string;
-  /** Folder for expected outputs computed from canonical solutions, keyed by task hash (and the interpreter snapshot). */
+  /** Folder for expected outputs computed from canonical solutions, keyed by task, harness and runtime (and the interpreter snapshot). */
   cacheDir?: string;
   /**
    * Folder for verdicts, keyed by task, answer and grading rules, so an unchanged re-run does not re-check
@@ -46,6 +51,8 @@ export interface PythonGraderOptions {
   unsafeAllowCodeGeneration?: boolean;
   /** Test hook: see SandboxOptions.onDispatch. */
   onDispatch?: (process: { kill: () => void }) => void;
+  /** Bench hook: see SandboxOptions.tierFlags. */
+  tierFlags?: SandboxOptions["tierFlags"];
 }
 
 // Bump when what "expected" holds changes, so stale disk caches are ignored.
@@ -76,10 +83,11 @@ export type PythonGrader = Grader & {
   readonly pool: SandboxPool;
 };
 
-export function taskHash(task: PythonFunctionTask): string {
+/** The key of a task's expected outputs: the task's code and inputs, the harness and the Python runtime that ran them. */
+export function taskHash(task: PythonFunctionTask, runtime: string): string {
   const { expected: _ignored, ...tests } = task.tests;
   return createHash("sha256")
-    .update(JSON.stringify({ f: EXPECTED_FORMAT, harness: HARNESS_HASH, code: task.canonicalSolution, entry: task.entryPoint, tests }))
+    .update(JSON.stringify({ f: EXPECTED_FORMAT, harness: HARNESS_HASH, runtime, code: task.canonicalSolution, entry: task.entryPoint, tests }))
     .digest("hex");
 }
 
@@ -93,6 +101,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   const pool = SandboxPool.create({
     logger,
     poolSize: options.poolSize,
+    referencePoolSize: options.referencePoolSize ?? Math.min(2, options.poolSize ?? 2),
     distDir: options.distDir,
     memoryMb,
     graceMs,
@@ -101,6 +110,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     forceFallback: options.forceFallback,
     unsafeAllowCodeGeneration: options.unsafeAllowCodeGeneration,
     ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
+    ...(options.tierFlags ? { tierFlags: options.tierFlags } : {}),
   });
   const memo = new Map<string, Promise<ExpectedOutputs>>();
   const expectedCache = options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined;
@@ -137,7 +147,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   }
 
   function expected(task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> {
-    const hash = taskHash(task);
+    const hash = taskHash(task, pool.runtime);
     let p = memo.get(hash);
     if (!p) {
       const cached = expectedCache?.getSync(hash);
