@@ -72,6 +72,8 @@ export type PythonGrader = Grader & {
   ready(): Promise<number>;
   /** Expected outputs of a task (computed once by a reference process, then cached in memory and in cacheDir). */
   expected(task: PythonFunctionTask): Promise<ExpectedOutputs>;
+  /** Of these tasks, how many have their expected outputs ready, and how many are being computed now (for progress). */
+  expectedStatus(tasks: readonly PythonFunctionTask[]): { done: number; total: number; computing: number };
   /** The sandbox itself (benchmarks and tests). */
   readonly pool: SandboxPool;
 };
@@ -103,6 +105,16 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
   });
   const memo = new Map<string, Promise<ExpectedOutputs>>();
+  // Hashing a task reads all its inputs (MBPP+ has megabytes of them): once per task object, not per progress tick.
+  const taskHashes = new WeakMap<PythonFunctionTask, string>();
+  const hashOf = (t: PythonFunctionTask): string => {
+    let h = taskHashes.get(t);
+    if (h === undefined) taskHashes.set(t, (h = taskHash(t)));
+    return h;
+  };
+  /** Task hashes whose expected outputs are known (computed or read from the cache), and how many are being computed. */
+  const resolved = new Set<string>();
+  let computing = 0;
   const expectedCache = options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined;
   const verdictCache = options.verdictCacheDir ? new JsonFileCache(options.verdictCacheDir, VerdictSchema, { logger, name: "verdict cache", onMiss: "checking again" }) : undefined;
 
@@ -137,16 +149,26 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   }
 
   function expected(task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> {
-    const hash = taskHash(task);
+    const hash = hashOf(task);
     let p = memo.get(hash);
     if (!p) {
       const cached = expectedCache?.getSync(hash);
+      if (cached) resolved.add(hash);
+      else computing++;
       p = cached
         ? Promise.resolve(cached)
-        : computeExpected(task, signal).then((v) => {
-            expectedCache?.setSync(hash, v);
-            return v;
-          });
+        : computeExpected(task, signal).then(
+            (v) => {
+              computing--;
+              resolved.add(hash);
+              expectedCache?.setSync(hash, v);
+              return v;
+            },
+            (err: unknown) => {
+              computing--;
+              throw err;
+            },
+          );
       memo.set(hash, p);
       p.catch(() => memo.delete(hash));
     }
@@ -199,6 +221,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     pool,
     ready: () => pool.ready(),
     expected: (task) => expected(task),
+    expectedStatus: (tasks) => ({ done: tasks.filter((t) => resolved.has(hashOf(t))).length, total: tasks.length, computing }),
     grade,
     dispose: () => pool.finish(),
   };
