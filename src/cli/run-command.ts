@@ -16,6 +16,7 @@ import { loadTaskSet } from "../core/tasks/index.js";
 import { parse } from "./args.js";
 import { cliLayout } from "./paths.js";
 import { SETTING_OPTIONS, runSettingsFromArgs, settingsUsage } from "./settings.js";
+import { progressLine } from "../shared/progress.js";
 
 const TASK_SET_NAMES = TASK_SET_CATALOG.map((e) => e.name).join("|");
 
@@ -94,6 +95,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
+  let lastPhase = "";
   try {
     const result = await evaluate(settings, {
       skills: scan.skills,
@@ -108,11 +110,13 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       logger,
       signal,
       onProgress: (p) => {
+        // Every 5 s, and at once when the run moves to another phase (starting the sandbox → model calls → …).
         const now = Date.now();
-        if (now - lastPrint < 2000 && p.done < p.total) return;
+        if (now - lastPrint < 5000 && p.phase === lastPhase && p.done < p.total) return;
+        if (p.phase === "done" && lastPhase === "done") return;
         lastPrint = now;
-        const rae = p.runningRae === null ? "n/a" : p.runningRae.toFixed(3);
-        logger.info(`  ${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${rae}`);
+        lastPhase = p.phase;
+        logger.info(`  ${progressLine(p)}`);
       },
     });
     const report = buildReport([{ header: result.header, records: result.records }]);
