@@ -5,6 +5,7 @@ import { freshRunFile, taskSetCacheDir } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
+import { createOpenAIBatchClient } from "../core/models/batch-client.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
@@ -83,8 +84,11 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
-  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
   const layout = cliLayout(values["cache-dir"]);
+  const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
+  const inner = settings.batch
+    ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
+    : createOpenAIClient(clientOptions);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
@@ -111,7 +115,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
         if (now - lastPrint < 2000 && p.done < p.total) return;
         lastPrint = now;
         const rae = p.runningRae === null ? "n/a" : p.runningRae.toFixed(3);
-        logger.info(`  ${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${rae}`);
+        const batches = (p.batches ?? []).map((b) => ` · batch ${b.id} ${b.status} ${b.completed}/${b.total}${b.failed ? ` (${b.failed} failed)` : ""}`).join("");
+        logger.info(`  ${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${rae}${batches}`);
       },
     });
     const report = buildReport([{ header: result.header, records: result.records }]);
@@ -130,6 +135,15 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   } finally {
     await grader.dispose();
   }
+}
+
+/** SKILL_FOLLOWING_BATCH_POLL_MS: a fixed interval between polls of a batch (default: 5 s growing to 60 s). */
+function batchPollOption(env: NodeJS.ProcessEnv): { pollMs?: number } {
+  const raw = env.SKILL_FOLLOWING_BATCH_POLL_MS;
+  if (raw === undefined || raw === "") return {};
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) throw new InputError(`SKILL_FOLLOWING_BATCH_POLL_MS must be a number of milliseconds (got '${raw}')`);
+  return { pollMs: ms };
 }
 
 /** What the run file name says was evaluated: one skill's or folder's name, or "library" for several. */

@@ -1,8 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { CancelledError, ModelRequestError } from "../errors.js";
+import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
+import { batchJournalFile } from "../layout.js";
+import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
 import type { EngineGrader } from "../grading/index.js";
 import { silentLogger, type Logger } from "../logger.js";
-import type { ModelClient } from "../models/types.js";
+import type { BatchStatus, ModelClient } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { parseRunSettings, type RunSettings, type RunSettingsInput } from "../settings.js";
 import type { Skill } from "../skills/types.js";
@@ -24,6 +26,8 @@ export interface EvaluationProgress {
   retrievals: number;
   /** RAE over the retrieved tasks whose pair is complete (sample 0), or null before any. */
   runningRae: number | null;
+  /** Batch mode: the batch jobs in flight, as the provider last reported them. */
+  batches?: readonly BatchStatus[];
 }
 
 /** What an evaluation runs on and reports to; the how is in RunSettings. */
@@ -73,7 +77,14 @@ function isFatal(err: unknown): boolean {
 export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): Promise<EvaluationResult> {
   const settings = parseRunSettings(input);
   const logger = deps.logger ?? silentLogger;
-  const run = await openRun(settings, deps, logger);
+  const gate = deps.client.batch;
+  if (settings.batch && !gate) {
+    throw new ModelConfigError(`Batch mode needs a model endpoint with a batch API (OpenAI's /v1/files and /v1/batches); ${deps.client.id} answers one request at a time.`, {
+      hint: "Turn batch mode off for this model, or evaluate a model served by an endpoint with a batch API.",
+      hintIds: ["batch", "modelProvider"],
+    });
+  }
+  const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
   // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
@@ -92,11 +103,14 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     maxTurns: settings.maxTurns,
     grader: deps.grader,
     signal: internal.signal,
+    ...(gate ? { batch: gate } : {}),
   };
   state.progress();
   try {
+    if (gate) await gate.begin({ journalFile: batchJournalFile(deps.runFile), logger, signal: internal.signal, onStatus: (b) => state.progress(b) });
     await runPool(state.initialJobs(), {
-      concurrency: settings.concurrency,
+      // Batch mode: every pending run takes part in each round (one batch holds at most this many requests).
+      concurrency: gate ? MAX_BATCH_REQUESTS : settings.concurrency,
       signal: internal.signal,
       stopped: () => state.stopReason !== undefined,
       run: async (job) => {
@@ -111,6 +125,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   } finally {
     deps.signal?.removeEventListener("abort", onAbort);
     run.writer.close();
+    await gate?.end();
   }
   if (state.fatal) throw state.fatal.error;
   const stopReason = deps.signal?.aborted ? "cancelled" : state.stopReason;
@@ -148,8 +163,17 @@ class RunState {
     return this.planner.initialJobs();
   }
 
-  progress(): void {
-    this.deps.onProgress?.({ done: this.records.length, total: this.planner.plannedTotal(), retrievals: this.retrievals, runningRae: this.monitor.runningRae() });
+  private batches: readonly BatchStatus[] | undefined;
+
+  progress(batches?: readonly BatchStatus[]): void {
+    if (batches) this.batches = batches;
+    this.deps.onProgress?.({
+      done: this.records.length,
+      total: this.planner.plannedTotal(),
+      retrievals: this.retrievals,
+      runningRae: this.monitor.runningRae(),
+      ...(this.batches ? { batches: this.batches } : {}),
+    });
   }
 
   /** Writes a finished run, feeds the plan and the stopping rule; returns the runs it unlocks. */
