@@ -98,7 +98,7 @@ export class EvaluationRunner implements vscode.Disposable {
                 const pct = p.total > 0 ? (p.done / p.total) * 100 : 0;
                 progress.report({
                   increment: Math.max(0, pct - reported),
-                  message: `${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${signed(p.runningRae)}`,
+                  message: `${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${signed(p.runningRae)}${(p.batches ?? []).map((b) => ` · batch ${b.status} ${b.completed}/${b.total}`).join("")}`,
                 });
                 reported = Math.max(reported, pct);
                 request.onProgress?.(p);

@@ -44,10 +44,10 @@ function batchClient(server: ScriptedServer, cacheDir: string): ModelClient {
   return createCachedClient(inner, { dir: cacheDir });
 }
 
-async function run(client: ModelClient, opts: { batch: boolean; runFile?: string; resume?: boolean; onProgress?: (p: EvaluationProgress) => void; signal?: AbortSignal }) {
+async function run(client: ModelClient, opts: { batch: boolean; runFile?: string; resume?: boolean; onProgress?: (p: EvaluationProgress) => void; signal?: AbortSignal; maxTokens?: number }) {
   const runFile = opts.runFile ?? path.join(dir, `run-${n++}.jsonl`);
   const result = await evaluate(
-    { concurrency: 4, batch: opts.batch },
+    { concurrency: 4, batch: opts.batch, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) },
     {
       skills,
       taskSet: scenario.taskSet,
@@ -197,6 +197,22 @@ describe("batch mode (OpenAI Files + Batch API on the scripted server)", () => {
       assert.equal(server.batch.creates - creates, ROUNDS - 1, `${name}: only the later rounds were created`);
       assert.deepEqual(await reportOf(runFile), sync.report, name);
     }
+  });
+
+  it("a model that refuses max_tokens: the refused requests go out again with max_completion_tokens", async () => {
+    const refusing = await startScriptedServer({
+      script: (req, ctx) =>
+        (req as { max_tokens?: number }).max_tokens !== undefined
+          ? { error: { status: 400, message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." } }
+          : scenario.script(req, ctx),
+    });
+    servers.push(refusing);
+    const { result, runFile } = await run(batchClient(refusing, path.join(dir, "cache-mct")), { batch: true, maxTokens: 64 });
+    assert.equal(result.failedRuns, 0);
+    assert.equal(refusing.batch.creates, ROUNDS + 1, "the first round once more, with the other parameter");
+    const later = refusing.requests.slice(2 * scenario.tasks.length);
+    assert.ok(later.length > 0 && later.every((b) => (b as { max_completion_tokens?: number }).max_completion_tokens === 64 && !("max_tokens" in b)));
+    assert.deepEqual(await reportOf(runFile), sync.report);
   });
 
   it("refuses a model that cannot batch, with the reason", async () => {
