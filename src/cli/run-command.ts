@@ -10,6 +10,7 @@ import { createOpenAIClient, describeEndpoint } from "../core/models/openai-clie
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
+import { readRunSummaries } from "../core/runs/store.js";
 import { assertShardable, parseShardSpec } from "../core/runs/shard.js";
 import { scanSkills } from "../core/skills/index.js";
 import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
@@ -108,6 +109,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       runFile,
       resume: values.resume ?? false,
       ...(shard ? { shard } : {}),
+      // The report below reads the run file back: nothing per run is held while the evaluation runs.
+      keepRecords: false,
       logger,
       signal,
       onProgress: (p) => {
@@ -119,7 +122,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
         logger.info(`  ${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${rae}${batches}`);
       },
     });
-    const report = buildReport([{ header: result.header, records: result.records }]);
+    const back = await readRunSummaries(result.runFile);
+    const report = buildReport([{ header: result.header, records: back.records, stops: back.stops }]);
     process.stdout.write(`${renderText(report)}\n`);
     process.stdout.write(`run file: ${result.runFile}\n`);
     if (result.stopReason === "cancelled") {

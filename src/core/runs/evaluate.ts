@@ -51,12 +51,20 @@ export interface EvaluationDeps {
   stamp?: { runId: string; createdAt: string };
   /** Run one shard of the tasks (shard.ts); the header records it and `merge` joins the shards. */
   shard?: ShardSpec;
+  /**
+   * false: keep no summary per finished run (the result's `records` is then empty; read the run file back with
+   * readRunSummaries), so memory does not grow with the number of runs. Default true.
+   */
+  keepRecords?: boolean;
 }
 
 export interface EvaluationResult {
   runFile: string;
   header: RunHeader;
-  /** Every finished run (resumed ones included) as a summary; the whole records, transcripts and all, are in the run file. */
+  /**
+   * Every finished run (resumed ones included) as a summary; the whole records, transcripts and all, are in the run
+   * file. Empty with `keepRecords: false`.
+   */
   records: RunSummary[];
   /** Why the run ended early: "cancelled", or the stopping rule's reason. Absent when every planned run finished. */
   stopReason?: string;
@@ -136,6 +144,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
 /** The evaluation's bookkeeping: records, the plan, the stopping rule, failures and progress. */
 class RunState {
   readonly records: RunSummary[];
+  private done: number;
   private readonly planner: Planner;
   private readonly monitor: StopMonitor;
   private retrievals: number;
@@ -150,11 +159,12 @@ class RunState {
     private readonly run: OpenedRun,
     private readonly logger: Logger,
   ) {
-    this.records = [...run.existing];
+    this.records = deps.keepRecords === false ? [] : [...run.existing];
+    this.done = run.existing.length;
     this.planner = new Planner(run.tasks, settings.samples, settings.design, run.existing, run.header.control);
     this.monitor = new StopMonitor(run.tasks.map((t) => t.id), settings.design, settings.alpha);
     for (const r of run.existing) this.monitor.add(r);
-    this.retrievals = this.records.filter(retrieving).length;
+    this.retrievals = run.existing.filter(retrieving).length;
     // A resumed run may already be decided.
     this.stopReason = settings.stopWhen === "decided" ? this.monitor.decision() : undefined;
   }
@@ -168,7 +178,7 @@ class RunState {
   progress(batches?: readonly BatchStatus[]): void {
     if (batches) this.batches = batches;
     this.deps.onProgress?.({
-      done: this.records.length,
+      done: this.done,
       total: this.planner.plannedTotal(),
       retrievals: this.retrievals,
       runningRae: this.monitor.runningRae(),
@@ -182,7 +192,8 @@ class RunState {
     this.deps.onRecord?.(record);
     // From here on only the summary is kept: the record (transcript, answer) is in the file and can be collected.
     const summary = summarizeRun(record);
-    this.records.push(summary);
+    this.done++;
+    if (this.deps.keepRecords !== false) this.records.push(summary);
     if (retrieving(summary)) this.retrievals++;
     const unlocked = this.planner.onFinished(summary);
     this.monitor.add(summary);
