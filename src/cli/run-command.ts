@@ -5,10 +5,12 @@ import { ensureDataDir, freshRunFile, taskSetCacheDir } from "../core/layout.js"
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
+import { createOpenAIBatchClient } from "../core/models/batch-client.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
+import { readRunSummaries } from "../core/runs/store.js";
 import { assertShardable, parseShardSpec } from "../core/runs/shard.js";
 import { scanSkills } from "../core/skills/index.js";
 import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
@@ -84,9 +86,12 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
-  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
   const layout = cliLayout(values["cache-dir"]);
   ensureDataDir(layout);
+  const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
+  const inner = settings.batch
+    ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
+    : createOpenAIClient(clientOptions);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
@@ -107,6 +112,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       runFile,
       resume: values.resume ?? false,
       ...(shard ? { shard } : {}),
+      // The report below reads the run file back: nothing per run is held while the evaluation runs.
+      keepRecords: false,
       logger,
       signal,
       onProgress: (p) => {
@@ -119,7 +126,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
         logger.info(`  ${progressLine(p)}`);
       },
     });
-    const report = buildReport([{ header: result.header, records: result.records }]);
+    const back = await readRunSummaries(result.runFile);
+    const report = buildReport([{ header: result.header, records: back.records, stops: back.stops }]);
     process.stdout.write(`${renderText(report)}\n`);
     process.stdout.write(`run file: ${result.runFile}\n`);
     if (result.stopReason === "cancelled") {
@@ -135,6 +143,15 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   } finally {
     await grader.dispose();
   }
+}
+
+/** SKILL_FOLLOWING_BATCH_POLL_MS: a fixed interval between polls of a batch (default: 5 s growing to 60 s). */
+function batchPollOption(env: NodeJS.ProcessEnv): { pollMs?: number } {
+  const raw = env.SKILL_FOLLOWING_BATCH_POLL_MS;
+  if (raw === undefined || raw === "") return {};
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) throw new InputError(`SKILL_FOLLOWING_BATCH_POLL_MS must be a number of milliseconds (got '${raw}')`);
+  return { pollMs: ms };
 }
 
 /** What the run file name says was evaluated: one skill's or folder's name, or "library" for several. */

@@ -70,6 +70,14 @@ export function freshRunFile(layout: Pick<WorkspaceLayout, "runsDir">, parts: Ru
   return file;
 }
 
+/**
+ * The batch journal of a run file (batch mode): `<run>.batch-journal` beside it, not `.jsonl`, so that globs over
+ * run files never pick it up.
+ */
+export function batchJournalFile(runFile: string): string {
+  return `${runFile.replace(/\.jsonl$/i, "")}.batch-journal`;
+}
+
 /** Where an exported report of `runFile` goes by default. */
 export function reportFile(layout: Pick<WorkspaceLayout, "reportsDir">, runFile: string, extension: string): string {
   return path.join(layout.reportsDir, `${path.basename(runFile, ".jsonl")}.${extension}`);

@@ -78,7 +78,8 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
   const scan = await scanSkills(h.skills.map((s) => s.file));
   const taskSet = await loadTaskSet(h.taskSet.file);
   const settings = runSettingsFromConfig(svc.config.get());
-  const { client } = await resolveClient(svc, h.model.name, settings);
+  // Section ablation calls the model one request at a time, whatever the batch setting.
+  const { client } = await resolveClient(svc, h.model.name, { ...settings, batch: false });
   const base: Omit<AblateOptions, "grader"> = {
     run: { file: run.file, header: h, records: run.records },
     skills: scan.skills,

@@ -39,6 +39,23 @@ export interface EvaluationProgress {
   elapsedMs: number;
   /** Time left at this session's rate; null until enough runs finished to estimate it. */
   etaMs: number | null;
+  /** Batch mode: the batch jobs in flight, as the provider last reported them. */
+  batches?: readonly BatchProgress[];
+}
+
+/** One batch job at the provider (batch mode). */
+export interface BatchProgress {
+  id: string;
+  /** The provider's state: validating, in_progress, finalizing, completed, failed, expired… */
+  status: string;
+  total: number;
+  completed: number;
+  failed: number;
+}
+
+/** ` · batch batch_abc in_progress 3/40 (1 failed)` per batch in flight. */
+export function batchesText(p: Pick<EvaluationProgress, "batches">): string {
+  return (p.batches ?? []).map((b) => ` \u00b7 batch ${b.id} ${b.status} ${b.completed}/${b.total}${b.failed ? ` (${b.failed} failed)` : ""}`).join("");
 }
 
 const PHASE_TEXT: Record<ProgressPhase, (p: EvaluationProgress) => string> = {
@@ -56,7 +73,7 @@ export function progressLine(p: EvaluationProgress): string {
   parts.push(p.runningRae === null ? "running RAE n/a" : `running RAE ${signed(p.runningRae)} (n ${p.runningRaeN})`);
   if (p.tokens > 0) parts.push(tokens(p.tokens));
   parts.push(`${clock(p.elapsedMs)} elapsed${p.etaMs === null ? "" : `, about ${clock(p.etaMs)} left`}`);
-  return parts.join(" \u00b7 ");
+  return parts.join(" \u00b7 ") + batchesText(p);
 }
 
 /** The short form for a status bar: `Skill Following 12/86 · 0:42` (+ `· about 2:10 left`). */

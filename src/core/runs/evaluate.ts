@@ -1,8 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { CancelledError, ModelRequestError } from "../errors.js";
+import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
+import { batchJournalFile } from "../layout.js";
+import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
 import type { EngineGrader } from "../grading/index.js";
 import { silentLogger, type Logger } from "../logger.js";
-import type { ModelClient } from "../models/types.js";
+import type { BatchStatus, ModelClient } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { parseRunSettings, type RunSettings, type RunSettingsInput } from "../settings.js";
 import type { Skill } from "../skills/types.js";
@@ -44,12 +46,20 @@ export interface EvaluationDeps {
   stamp?: { runId: string; createdAt: string };
   /** Run one shard of the tasks (shard.ts); the header records it and `merge` joins the shards. */
   shard?: ShardSpec;
+  /**
+   * false: keep no summary per finished run (the result's `records` is then empty; read the run file back with
+   * readRunSummaries), so memory does not grow with the number of runs. Default true.
+   */
+  keepRecords?: boolean;
 }
 
 export interface EvaluationResult {
   runFile: string;
   header: RunHeader;
-  /** Every finished run (resumed ones included) as a summary; the whole records, transcripts and all, are in the run file. */
+  /**
+   * Every finished run (resumed ones included) as a summary; the whole records, transcripts and all, are in the run
+   * file. Empty with `keepRecords: false`.
+   */
   records: RunSummary[];
   /** Why the run ended early: "cancelled", or the stopping rule's reason. Absent when every planned run finished. */
   stopReason?: string;
@@ -70,7 +80,14 @@ function isFatal(err: unknown): boolean {
 export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): Promise<EvaluationResult> {
   const settings = parseRunSettings(input);
   const logger = deps.logger ?? silentLogger;
-  const run = await openRun(settings, deps, logger);
+  const gate = deps.client.batch;
+  if (settings.batch && !gate) {
+    throw new ModelConfigError(`Batch mode needs a model endpoint with a batch API (OpenAI's /v1/files and /v1/batches); ${deps.client.id} answers one request at a time.`, {
+      hint: "Turn batch mode off for this model, or evaluate a model served by an endpoint with a batch API.",
+      hintIds: ["batch", "modelProvider"],
+    });
+  }
+  const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
   // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
@@ -90,14 +107,17 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     maxTurns: settings.maxTurns,
     grader: { grade: (task, answer, options) => state.tracker.checked(() => deps.grader.grade(task, answer, options), changed) },
     signal: internal.signal,
+    ...(gate ? { batch: gate } : {}),
   };
   state.progress();
   const heartbeatMs = deps.progressIntervalMs ?? 1000;
   const heartbeat = deps.onProgress && heartbeatMs > 0 ? setInterval(changed, heartbeatMs) : undefined;
   heartbeat?.unref();
   try {
+    if (gate) await gate.begin({ journalFile: batchJournalFile(deps.runFile), logger, signal: internal.signal, onStatus: (b) => state.progress(b) });
     await runPool(state.initialJobs(), {
-      concurrency: settings.concurrency,
+      // Batch mode: every pending run takes part in each round (one batch holds at most this many requests).
+      concurrency: gate ? MAX_BATCH_REQUESTS : settings.concurrency,
       signal: internal.signal,
       stopped: () => state.stopReason !== undefined,
       run: async (job) => {
@@ -113,6 +133,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     if (heartbeat) clearInterval(heartbeat);
     deps.signal?.removeEventListener("abort", onAbort);
     run.writer.close();
+    await gate?.end();
   }
   if (state.fatal) throw state.fatal.error;
   const stopReason = deps.signal?.aborted ? "cancelled" : state.stopReason;
@@ -123,6 +144,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
 /** The evaluation's bookkeeping: records, the plan, the stopping rule, failures and progress. */
 class RunState {
   readonly records: RunSummary[];
+  private done: number;
   private readonly planner: Planner;
   private readonly monitor: StopMonitor;
   readonly tracker: ProgressTracker;
@@ -138,11 +160,12 @@ class RunState {
     private readonly run: OpenedRun,
     private readonly logger: Logger,
   ) {
-    this.records = [...run.existing];
+    this.records = deps.keepRecords === false ? [] : [...run.existing];
+    this.done = run.existing.length;
     this.planner = new Planner(run.tasks, settings.samples, settings.design, run.existing, run.header.control);
     this.monitor = new StopMonitor(run.tasks.map((t) => t.id), settings.design, settings.alpha);
     for (const r of run.existing) this.monitor.add(r);
-    this.retrievals = this.records.filter(retrieving).length;
+    this.retrievals = run.existing.filter(retrieving).length;
     this.tracker = new ProgressTracker(deps.now ?? (() => performance.now()), deps.grader, run.existing.length, run.existing.reduce((n, r) => n + tokensOf(r), 0));
     // A resumed run may already be decided.
     this.stopReason = settings.stopWhen === "decided" ? this.monitor.decision() : undefined;
@@ -152,15 +175,19 @@ class RunState {
     return this.planner.initialJobs();
   }
 
-  progress(): void {
+  private batches: readonly BatchStatus[] | undefined;
+
+  progress(batches?: readonly BatchStatus[]): void {
+    if (batches) this.batches = batches;
     if (!this.deps.onProgress) return;
     this.deps.onProgress(
       this.tracker.snapshot({
-        done: this.records.length,
+        done: this.done,
         total: this.planner.plannedTotal(),
         retrievals: this.retrievals,
         runningRae: this.monitor.runningRae(),
         runningRaeN: this.monitor.runningRaeN(),
+        ...(this.batches ? { batches: this.batches } : {}),
       }),
     );
   }
@@ -172,7 +199,8 @@ class RunState {
     this.deps.onRecord?.(record);
     // From here on only the summary is kept: the record (transcript, answer) is in the file and can be collected.
     const summary = summarizeRun(record);
-    this.records.push(summary);
+    this.done++;
+    if (this.deps.keepRecords !== false) this.records.push(summary);
     if (retrieving(summary)) this.retrievals++;
     const unlocked = this.planner.onFinished(summary);
     this.monitor.add(summary);
