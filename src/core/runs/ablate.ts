@@ -7,6 +7,7 @@
  * for `evaluate()`.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
 import { CancelledError, InputError, ModelRequestError } from "../errors.js";
@@ -16,7 +17,6 @@ import type { ModelClient, SamplingParams } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { skillContentHash, skillLibraryHash } from "../skills/hash.js";
 import { bodyWithout, DESCRIPTION_SECTION_ID, splitSkillSections } from "../skills/sections.js";
-import { boundListeners } from "../signals.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
@@ -185,7 +185,7 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
   const libraryFor = variantLibraries(o);
 
   const internal = new AbortController();
-  boundListeners(internal.signal, o.concurrency);
+  setMaxListeners(0, internal.signal);
   const onAbort = () => internal.abort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
   let failedRuns = 0;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { batchJournalFile } from "../layout.js";
 import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
@@ -6,7 +7,6 @@ import { silentLogger, type Logger } from "../logger.js";
 import type { BatchStatus, ModelClient } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { parseRunSettings, type RunSettings, type RunSettingsInput } from "../settings.js";
-import { boundListeners } from "../signals.js";
 import type { Skill } from "../skills/types.js";
 import type { TaskSet } from "../tasks/schema.js";
 import { executeJob, ModelFailure, type JobContext } from "./job.js";
@@ -89,11 +89,9 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   }
   const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
   const state = new RunState(settings, deps, run, logger);
-  // Batch mode: every pending run takes part in each round (one batch holds at most this many requests).
-  const concurrency = gate ? MAX_BATCH_REQUESTS : settings.concurrency;
   const internal = new AbortController();
-  // Every job in flight listens on this signal: the limit is what the concurrency explains, so a leak still warns.
-  boundListeners(internal.signal, concurrency);
+  // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
+  setMaxListeners(0, internal.signal);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
   const changed = () => state.progress();
@@ -118,7 +116,8 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   try {
     if (gate) await gate.begin({ journalFile: batchJournalFile(deps.runFile), logger, signal: internal.signal, onStatus: (b) => state.progress(b) });
     await runPool(state.initialJobs(), {
-      concurrency,
+      // Batch mode: every pending run takes part in each round (one batch holds at most this many requests).
+      concurrency: gate ? MAX_BATCH_REQUESTS : settings.concurrency,
       signal: internal.signal,
       stopped: () => state.stopReason !== undefined,
       run: async (job) => {
