@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { batchJournalFile } from "../layout.js";
 import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
@@ -12,7 +11,7 @@ import type { TaskSet } from "../tasks/schema.js";
 import { executeJob, ModelFailure, type JobContext } from "./job.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
-import { runPool } from "./pool.js";
+import { boundListeners, runPool } from "./pool.js";
 import type { ShardSpec } from "./shard.js";
 import { ProgressTracker, type EvaluationProgress } from "./progress.js";
 import { StopMonitor } from "./stop.js";
@@ -90,8 +89,8 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
-  // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
-  setMaxListeners(0, internal.signal);
+  // Every in-flight model call and grading listens on this signal: allow what the jobs in flight hold, no more.
+  boundListeners(internal.signal, gate ? MAX_BATCH_REQUESTS : settings.concurrency);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
   const changed = () => state.progress();
