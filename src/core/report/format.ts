@@ -96,11 +96,12 @@ export function evaluationFacts(e: Evaluation): string[] {
   ];
 }
 
-/** The "?" explainer with this evaluation's numbers: the retrieved pair table, the lift decomposition, the skill Holm changes most. */
+/** The "?" explainer with this evaluation's numbers: the retrieved pair table, the lift decomposition, Holm on the skill closest to a verdict. */
 export function explainerFor(e: Evaluation): ExplainerPart[] {
   const decide = (t: Table) => (e.decisionP === "exact" ? t.pExact : t.pMid);
   const inFamily = e.skills.filter((s) => s.pHolm !== null && decide(s.table) !== null);
-  const example = [...inFamily].sort((a, b) => b.pHolm! - decide(b.table)! - (a.pHolm! - decide(a.table)!))[0];
+  // The skill closest to a verdict (smallest own p): the one where Holm matters most to the reader.
+  const example = [...inFamily].sort((a, b) => decide(a.table)! - decide(b.table)! || a.name.localeCompare(b.name))[0];
   return explainer({
     bothPass: e.retrieved.bothPass,
     rescued: e.retrieved.rescued,
