@@ -12,6 +12,8 @@ import { CancelledError, ModelRequestError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Redaction } from "./openai-client.js";
 import { classifyFailure, retryDelayMs } from "./retry.js";
+import type { ChatResponse } from "./types.js";
+import { fromWireCompletion } from "./wire.js";
 
 export type ProviderBatch = Batch;
 
@@ -25,6 +27,25 @@ export const ResultLineSchema = z.object({
   error: z.object({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 export type ResultLine = z.infer<typeof ResultLineSchema>;
+
+/**
+ * One result line read: a completion (status 200, validated like a synchronous answer), or why it failed, noting
+ * the one refusal the client fixes itself (a model that wants max_completion_tokens instead of max_tokens).
+ */
+export function readResultLine(line: ResultLine): { ok: true; answer: Omit<ChatResponse, "latencyMs"> } | { ok: false; status: number | undefined; message: string; refusedMaxTokens: boolean } {
+  const status = line.response?.status_code;
+  if (status === 200) {
+    try {
+      return { ok: true, answer: fromWireCompletion(line.response!.body) };
+    } catch (err) {
+      return { ok: false, status: undefined, message: `Batch answer to a request is not a chat completion: ${(err as Error).message}`, refusedMaxTokens: false };
+    }
+  }
+  const body = line.response?.body as { error?: { message?: string; param?: string } } | undefined;
+  const said = body?.error?.message ?? line.error?.message ?? line.error?.code ?? "no answer";
+  const refusedMaxTokens = status === 400 && (body?.error?.param === "max_tokens" || /'max_tokens'/.test(said)) && /unsupported|not supported/i.test(said);
+  return { ok: false, status: status ?? undefined, message: `Batch request failed (${status === undefined ? (line.error?.code ?? "error") : `HTTP ${status}`}): ${said}`, refusedMaxTokens };
+}
 
 /** The provider no longer has it (HTTP 404): the caller drops what depended on it and sends again. */
 export class GoneError extends Error {

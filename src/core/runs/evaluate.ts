@@ -93,6 +93,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     });
   }
   const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
+  if (gate && settings.stopWhen === "decided") logger.warn("batch mode sends the first turn of every run at once, so stopping early saves few calls");
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
   // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
