@@ -62,6 +62,8 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof CancelledError) return 130;
     if (err instanceof SkillFollowingError) {
       logger.error(err.message);
+      // --verbose: the error's class and where it came from (the packaged bundle keeps class names: esbuild keepNames).
+      logger.debug(err.stack ?? `${err.name}: ${err.message}`);
       const hint = renderHint(err.options.hint, err.options.hintIds);
       if (hint) process.stderr.write(`hint: ${hint}\n`);
       return err instanceof InputError || err instanceof ModelConfigError ? 2 : 1;

@@ -47,11 +47,12 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
     for (const sibling of siblingAblationFiles(abs)) ablationFiles.add(sibling);
   }
   const runs = mergeShardRuns(loaded, logger);
-  const ablations = [...ablationFiles].map((f) => {
-    const a = readAblationFile(f);
+  const ablations = [];
+  for (const f of ablationFiles) {
+    const a = await readAblationFile(f);
     for (const w of a.warnings) logger.warn(w);
-    return a;
-  });
+    ablations.push(a);
+  }
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
   const output = render(report);

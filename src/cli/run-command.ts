@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { freshRunFile, taskSetCacheDir } from "../core/layout.js";
+import { ensureDataDir, freshRunFile, taskSetCacheDir } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
@@ -18,6 +18,7 @@ import { loadTaskSet } from "../core/tasks/index.js";
 import { parse } from "./args.js";
 import { cliLayout } from "./paths.js";
 import { SETTING_OPTIONS, runSettingsFromArgs, settingsUsage } from "./settings.js";
+import { progressLine } from "../shared/progress.js";
 
 const TASK_SET_NAMES = TASK_SET_CATALOG.map((e) => e.name).join("|");
 
@@ -86,6 +87,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
   const layout = cliLayout(values["cache-dir"]);
+  ensureDataDir(layout);
   const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
   const inner = settings.batch
     ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
@@ -98,6 +100,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
+  let lastPhase = "";
   try {
     const result = await evaluate(settings, {
       skills: scan.skills,
@@ -114,12 +117,13 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       logger,
       signal,
       onProgress: (p) => {
+        // Every 5 s, and at once when the run moves to another phase (starting the sandbox → model calls → …).
         const now = Date.now();
-        if (now - lastPrint < 2000 && p.done < p.total) return;
+        if (now - lastPrint < 5000 && p.phase === lastPhase && p.done < p.total) return;
+        if (p.phase === "done" && lastPhase === "done") return;
         lastPrint = now;
-        const rae = p.runningRae === null ? "n/a" : p.runningRae.toFixed(3);
-        const batches = (p.batches ?? []).map((b) => ` · batch ${b.id} ${b.status} ${b.completed}/${b.total}${b.failed ? ` (${b.failed} failed)` : ""}`).join("");
-        logger.info(`  ${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${rae}${batches}`);
+        lastPhase = p.phase;
+        logger.info(`  ${progressLine(p)}`);
       },
     });
     const back = await readRunSummaries(result.runFile);

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
 import { CancelledError, InputError, ModelRequestError } from "../errors.js";
 import type { Grader, Verdict } from "../grading/types.js";
@@ -24,7 +24,7 @@ import {
   DEFAULT_ABLATE_CONTROL, estimateAblation, fullOutcomes, jobsFor, pairVariants, selectTasks, singleVariants,
   type AblationEstimate, type AblationJob,
 } from "./ablation-plan.js";
-import { AblationWriter, defaultAblationFile, readAblationFile } from "./ablation-store.js";
+import { AblationWriter, defaultAblationFile, hasCompleteLine, readAblationFile } from "./ablation-store.js";
 import { ABLATION_FORMAT_VERSION, variantSections, type AblationHeader, type AblationRecord, type AblationSection } from "./ablation-types.js";
 import type { RunHeader, RunRecord } from "./types.js";
 
@@ -78,7 +78,7 @@ export interface AblationResult {
 export type AblationPlanInput = Omit<AblateOptions, "client" | "grader">;
 
 /** Checks the inputs against the run and decides the whole single-section phase; nothing is written or asked. */
-export function planAblation(o: AblationPlanInput): AblationPlan {
+export async function planAblation(o: AblationPlanInput): Promise<AblationPlan> {
   const h = o.run.header;
   if (h.shard) {
     // A shard holds only some tasks: the harmed and rescued tasks to ablate are those of the whole run.
@@ -132,10 +132,10 @@ export function planAblation(o: AblationPlanInput): AblationPlan {
   const file = o.out ?? defaultAblationFile(o.run.file, entry.name);
   let existing: AblationRecord[] = [];
   let effective = header;
-  if (existsSync(file) && o.resume && !readFileSync(file, "utf8").includes("\n")) rmSync(file); // killed while writing its header
+  if (existsSync(file) && o.resume && !hasCompleteLine(file)) rmSync(file); // killed while writing its header
   if (existsSync(file)) {
     if (!o.resume) throw new InputError(`${file} already exists`, { file, hint: "Resume it, or choose another ablation file.", hintIds: ["resume", "runFile"] });
-    const prior = readAblationFile(file);
+    const prior = await readAblationFile(file);
     assertSameAblation(prior.header, header, file);
     effective = prior.header;
     existing = prior.records;

@@ -14,21 +14,11 @@ import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
 import { runPool } from "./pool.js";
 import type { ShardSpec } from "./shard.js";
+import { ProgressTracker, type EvaluationProgress } from "./progress.js";
 import { StopMonitor } from "./stop.js";
 import { summarizeRun, type RunHeader, type RunRecord, type RunSummary } from "./types.js";
 
-export interface EvaluationProgress {
-  /** Runs finished (including those read back on resume). */
-  done: number;
-  /** Runs the design needs as far as known now. */
-  total: number;
-  /** Enabled runs that retrieved at least one skill. */
-  retrievals: number;
-  /** RAE over the retrieved tasks whose pair is complete (sample 0), or null before any. */
-  runningRae: number | null;
-  /** Batch mode: the batch jobs in flight, as the provider last reported them. */
-  batches?: readonly BatchStatus[];
-}
+export type { EvaluationProgress } from "./progress.js";
 
 /** What an evaluation runs on and reports to; the how is in RunSettings. */
 export interface EvaluationDeps {
@@ -38,15 +28,20 @@ export interface EvaluationDeps {
   /** The model name sent in requests. */
   model: string;
   baseUrl?: string;
-  /** Grades answers; `prepare` starts what the final task list needs and says how code is isolated. */
-  grader: Pick<EngineGrader, "grade" | "prepare">;
+  /** Grades answers; `prepare` starts what the final task list needs and says how code is isolated; `status` feeds the progress line. */
+  grader: Pick<EngineGrader, "grade" | "prepare"> & Partial<Pick<EngineGrader, "status">>;
   runFile: string;
   /** Continue `runFile` if it exists (finished runs are kept, the rest are run). */
   resume: boolean;
   logger?: Logger;
   signal?: AbortSignal;
+  /** Called as the run moves: each run finished, each model call, each check, and once a second while running. */
   onProgress?: (progress: EvaluationProgress) => void;
   onRecord?: (record: RunRecord) => void;
+  /** The clock of elapsed time and the ETA (ms; default performance.now): tests inject one. */
+  now?: () => number;
+  /** Interval of the progress heartbeat that keeps elapsed time moving (default 1000 ms; 0: none). */
+  progressIntervalMs?: number;
   /** The new run's id and creation time (tests pin them; otherwise a random UUID and now). */
   stamp?: { runId: string; createdAt: string };
   /** Run one shard of the tasks (shard.ts); the header records it and `merge` joins the shards. */
@@ -100,9 +95,10 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   setMaxListeners(0, internal.signal);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
+  const changed = () => state.progress();
   const ctx: JobContext = {
     library: new SkillLibrary(deps.skills, settings.mode, { topK: settings.topK, threshold: settings.searchThreshold }),
-    client: deps.client,
+    client: state.tracker.wrapClient(deps.client, changed),
     model: deps.model,
     params: {
       temperature: settings.temperature,
@@ -110,11 +106,14 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
       ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
     },
     maxTurns: settings.maxTurns,
-    grader: deps.grader,
+    grader: { grade: (task, answer, options) => state.tracker.checked(() => deps.grader.grade(task, answer, options), changed) },
     signal: internal.signal,
     ...(gate ? { batch: gate } : {}),
   };
   state.progress();
+  const heartbeatMs = deps.progressIntervalMs ?? 1000;
+  const heartbeat = deps.onProgress && heartbeatMs > 0 ? setInterval(changed, heartbeatMs) : undefined;
+  heartbeat?.unref();
   try {
     if (gate) await gate.begin({ journalFile: batchJournalFile(deps.runFile), logger, signal: internal.signal, onStatus: (b) => state.progress(b) });
     await runPool(state.initialJobs(), {
@@ -132,6 +131,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
       },
     });
   } finally {
+    if (heartbeat) clearInterval(heartbeat);
     deps.signal?.removeEventListener("abort", onAbort);
     run.writer.close();
     await gate?.end();
@@ -148,6 +148,7 @@ class RunState {
   private done: number;
   private readonly planner: Planner;
   private readonly monitor: StopMonitor;
+  readonly tracker: ProgressTracker;
   private retrievals: number;
   stopReason: string | undefined;
   failedRuns = 0;
@@ -166,6 +167,7 @@ class RunState {
     this.monitor = new StopMonitor(run.tasks.map((t) => t.id), settings.design, settings.alpha);
     for (const r of run.existing) this.monitor.add(r);
     this.retrievals = run.existing.filter(retrieving).length;
+    this.tracker = new ProgressTracker(deps.now ?? (() => performance.now()), deps.grader, run.existing.length, run.existing.reduce((n, r) => n + tokensOf(r), 0));
     // A resumed run may already be decided.
     this.stopReason = settings.stopWhen === "decided" ? this.monitor.decision() : undefined;
   }
@@ -178,18 +180,21 @@ class RunState {
 
   progress(batches?: readonly BatchStatus[]): void {
     if (batches) this.batches = batches;
-    this.deps.onProgress?.({
+    if (!this.deps.onProgress) return;
+    const snapshot = this.tracker.snapshot({
       done: this.done,
       total: this.planner.plannedTotal(),
       retrievals: this.retrievals,
       runningRae: this.monitor.runningRae(),
-      ...(this.batches ? { batches: this.batches } : {}),
+      runningRaeN: this.monitor.runningRaeN(),
     });
+    this.deps.onProgress(this.batches ? { ...snapshot, batches: this.batches } : snapshot);
   }
 
   /** Writes a finished run, feeds the plan and the stopping rule; returns the runs it unlocks. */
   add(record: RunRecord): Job[] {
     this.run.writer.write(record);
+    this.tracker.addTokens(tokensOf(record));
     this.deps.onRecord?.(record);
     // From here on only the summary is kept: the record (transcript, answer) is in the file and can be collected.
     const summary = summarizeRun(record);
@@ -226,3 +231,4 @@ class RunState {
 }
 
 const retrieving = (r: RunSummary): boolean => r.condition === "enabled" && r.retrieved.length > 0;
+const tokensOf = (r: RunSummary): number => r.tokens.prompt + r.tokens.completion;

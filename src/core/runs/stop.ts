@@ -65,6 +65,11 @@ export class StopMonitor {
   }
 
   /** Tasks fed to the monitor so far. */
+  /** The pairs the running RAE is over. */
+  runningRaeN(): number {
+    return this.retrievedPairs;
+  }
+
   pairsDone(): number {
     return this.next;
   }
