@@ -70,9 +70,9 @@ export class BatchProvider {
 
   /** Uploads a round's requests as a `batch` file named `name`; returns the file id. */
   async upload(name: string, content: Buffer, signal: AbortSignal): Promise<string> {
-    // Safe to repeat: a lost answer to an earlier attempt left the file there under its name.
-    const file = await this.call("upload the batch input file", "POST /files", signal, async () => {
-      const found = await this.findFile(name, signal);
+    // Safe to repeat: after a failed attempt, a file that reached the provider anyway is found by its name.
+    const file = await this.call("upload the batch input file", "POST /files", signal, async (attempt) => {
+      const found = attempt > 1 ? await this.findFile(name, signal) : undefined;
       if (found) return found;
       const created = await this.o.sdk.files.create({ file: await toFile(content, name, { type: "application/jsonl" }), purpose: "batch" }, { signal });
       return created.id;
@@ -104,12 +104,12 @@ export class BatchProvider {
   }
 
   /**
-   * Creates the batch of an uploaded file, exactly once: before each attempt, a batch already made from this file
-   * (an earlier attempt whose answer was lost, or a process killed after sending it) is looked for and reused.
+   * Creates the batch of an uploaded file, exactly once: before each retry, a batch already made from this file (an
+   * attempt whose answer was lost) is looked for and reused. A restart looks for one itself (findBatch) first.
    */
   async create(fileId: string, round: string, signal: AbortSignal): Promise<ProviderBatch> {
-    return this.call("create the batch", "POST /batches", signal, async () => {
-      const existing = await this.findBatch(fileId, signal);
+    return this.call("create the batch", "POST /batches", signal, async (attempt) => {
+      const existing = attempt > 1 ? await this.findBatch(fileId, signal) : undefined;
       if (existing) return existing;
       return this.o.sdk.batches.create({ input_file_id: fileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata: { "skill-following-round": round } }, { signal });
     });
@@ -164,12 +164,12 @@ export class BatchProvider {
    * One provider call under the retry rule. A 404 is GoneError for the caller to handle, except for an upload,
    * where it means the endpoint has no batch API at all; other refusals are ModelRequestErrors with a hint.
    */
-  private async call<T>(what: string, route: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  private async call<T>(what: string, route: string, signal: AbortSignal, fn: (attempt: number) => Promise<T>): Promise<T> {
     const { o } = this;
     for (let n = 1; ; n++) {
       if (signal.aborted) throw new CancelledError();
       try {
-        return await fn();
+        return await fn(n);
       } catch (error) {
         if (signal.aborted) throw new CancelledError();
         const failure = classifyFailure(error, false);
