@@ -87,9 +87,10 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     });
   }
   const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
+  if (gate && settings.stopWhen === "decided") logger.warn("batch mode sends the first turn of every run at once, so stopping early saves few calls");
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
-  // Every in-flight model call and grading listens on this signal: allow what the jobs in flight hold, no more.
+  // Every job in flight listens on this signal: allow what the jobs in flight hold, no more (a leak then warns).
   boundListeners(internal.signal, gate ? MAX_BATCH_REQUESTS : settings.concurrency);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
@@ -179,16 +180,14 @@ class RunState {
   progress(batches?: readonly BatchStatus[]): void {
     if (batches) this.batches = batches;
     if (!this.deps.onProgress) return;
-    this.deps.onProgress(
-      this.tracker.snapshot({
-        done: this.done,
-        total: this.planner.plannedTotal(),
-        retrievals: this.retrievals,
-        runningRae: this.monitor.runningRae(),
-        runningRaeN: this.monitor.runningRaeN(),
-        ...(this.batches ? { batches: this.batches } : {}),
-      }),
-    );
+    const snapshot = this.tracker.snapshot({
+      done: this.done,
+      total: this.planner.plannedTotal(),
+      retrievals: this.retrievals,
+      runningRae: this.monitor.runningRae(),
+      runningRaeN: this.monitor.runningRaeN(),
+    });
+    this.deps.onProgress(this.batches ? { ...snapshot, batches: this.batches } : snapshot);
   }
 
   /** Writes a finished run, feeds the plan and the stopping rule; returns the runs it unlocks. */
