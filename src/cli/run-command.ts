@@ -6,6 +6,10 @@ import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
+import type { ModelClient } from "../core/models/types.js";
+import type { RunSettings } from "../core/settings.js";
+import type { TaskSet } from "../core/tasks/schema.js";
+import { openLocalModel } from "./local-model.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
@@ -15,6 +19,7 @@ import { loadTaskSet } from "../core/tasks/index.js";
 import { parse } from "./args.js";
 import { cliLayout } from "./paths.js";
 import { SETTING_OPTIONS, runSettingsFromArgs, settingsUsage } from "./settings.js";
+import { DEFAULT_LOCAL_MODEL, megabytes } from "../core/models/local/catalog.js";
 
 const TASK_SET_NAMES = TASK_SET_CATALOG.map((e) => e.name).join("|");
 
@@ -27,6 +32,7 @@ const INPUT_OPTIONS = {
   out: { type: "string" },
   resume: { type: "boolean" },
   "cache-dir": { type: "string" },
+  "no-local": { type: "boolean" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -37,7 +43,10 @@ export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>.
   --skills <path>...            Skill folders or SKILL.md files (repeat the flag, or separate with commas).
   --tasks <file|name>           A task file (JSONL, EvalPlus, GSM8K, MATH-500), or a public set by name (downloaded once).
   --model <name>                Model name sent to the endpoint. Default: SKILL_FOLLOWING_MODEL, else the endpoint's first.
-  --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama.
+                                local:<name> or local:<file.gguf> runs a GGUF model in-process (no server, no key).
+  --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama,
+                                else the local default model (${DEFAULT_LOCAL_MODEL.name}, ${megabytes(DEFAULT_LOCAL_MODEL.bytes)}, downloaded once).
+  --no-local                    No local default: with nothing configured, stop with an error (or SKILL_FOLLOWING_NO_LOCAL=1).
   --out <run.jsonl>             The run file. Default: .skill-following/runs/<skills>--<tasks>--<model>--<time>.jsonl.
   --resume                      Continue the run file given with --out (finished runs are kept).
   --cache-dir <dir>             Where responses, expected outputs and verdicts are cached. Default: .skill-following/cache.
@@ -73,17 +82,55 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const taskSet = await loadTaskSet(tasksFile);
   for (const issue of taskSet.issues) logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
 
-  const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env });
+  const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env, logger, noLocal: values["no-local"] ?? false, signal });
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
-  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
+  const local = config.local ? await openLocalModel(config.model, { logger, signal }) : undefined;
+  try {
+    const inner: ModelClient = local ?? createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
+    const model = local?.name ?? config.model;
+    const effective = config.source === "local-default" ? firstRunSubset(settings, taskSet, logger) : settings;
+    return await evaluateAndReport({ values, skillPaths, scan, taskSet, settings: effective, inner, model, endpoint, logger, signal });
+  } finally {
+    // The weights (hundreds of MB) are freed as soon as the evaluation is over.
+    await local?.dispose();
+  }
+}
+
+/**
+ * With the local default the main job runs the first LOCAL_DEFAULT_TASKS tasks, so a first run on two CPU cores
+ * ends in minutes; an explicit --limit (or a configured model) runs what it says.
+ */
+export const LOCAL_DEFAULT_TASKS = 6;
+
+function firstRunSubset(settings: RunSettings, taskSet: TaskSet, logger: Logger): RunSettings {
+  if (settings.limit !== undefined || taskSet.tasks.length <= LOCAL_DEFAULT_TASKS) return settings;
+  logger.info(`local default: evaluating the first ${LOCAL_DEFAULT_TASKS} of ${taskSet.tasks.length} tasks so a first run on a laptop CPU ends in minutes; --limit ${taskSet.tasks.length} runs them all`);
+  return { ...settings, limit: LOCAL_DEFAULT_TASKS };
+}
+
+interface EvaluationInputs {
+  values: ReturnType<typeof parseRunArgs>["values"];
+  skillPaths: string[];
+  scan: Awaited<ReturnType<typeof scanSkills>>;
+  taskSet: TaskSet;
+  settings: RunSettings;
+  inner: ModelClient;
+  model: string;
+  endpoint: string | undefined;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
+  const { values, skillPaths, scan, taskSet, settings, inner, model, logger, signal, endpoint } = i;
   const layout = cliLayout(values["cache-dir"]);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
-  const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model: config.model });
+  const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model });
   logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
@@ -92,7 +139,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       skills: scan.skills,
       taskSet,
       client,
-      model: config.model,
+      model,
       ...(endpoint ? { baseUrl: endpoint } : {}),
       grader,
       runFile,

@@ -25,7 +25,7 @@ export interface LocalClientOptions {
   file: string;
   sha256: string;
   bytes: number;
-  /** "qwen": ChatML with <tool_call> tags; "auto": node-llama-cpp reads the format from the file's template. */
+  /** "qwen": ChatML with <tool_call> tags; "auto": read from the file's template (ChatML with <tool_call> tags is "qwen"; else node-llama-cpp decides). */
   chatFormat: "qwen" | "auto";
   /** Tokens of context (default 8192). */
   contextSize?: number;
@@ -38,6 +38,8 @@ export interface LocalClientOptions {
 }
 
 export interface LocalModelClient extends ModelClient {
+  /** The model name requests carry (`local:…`). */
+  readonly name: string;
   readonly weights: ModelWeights;
   /** True once the weights are in memory. */
   readonly loaded: boolean;
@@ -74,6 +76,7 @@ export function createLocalClient(options: LocalClientOptions): LocalModelClient
 
   const client: LocalModelClient = {
     id,
+    name: options.name,
     weights: { file: options.file, sha256: options.sha256, bytes: options.bytes },
     get loaded() {
       return loading !== undefined;
@@ -106,11 +109,13 @@ async function loadModel(options: LocalClientOptions, contextSize: number, logge
   const model = await llama.loadModel({ modelPath: options.file, gpuLayers: 0 });
   const context = await model.createContext({ contextSize, sequences: 1, threads: options.threads ?? defaultThreads() });
   const sequence = context.getSequence();
-  const chatWrapper =
-    options.chatFormat === "qwen"
-      ? // Tool results as plain text, as the Qwen2.5 template writes them (node-llama-cpp's own choice for that template; the version is pinned).
-        new lib.QwenChatWrapper({ _flatFunctionResultString: true } as ConstructorParameters<NodeLlamaCpp["QwenChatWrapper"]>[0])
-      : lib.resolveChatWrapper(model);
+  const template = String((model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template ?? "");
+  // ChatML with <tool_call> tags is the Qwen2.5 / Hermes tool format, whatever the file is called; else node-llama-cpp decides.
+  const qwen = options.chatFormat === "qwen" || (template.includes("<|im_start|>") && template.includes("<tool_call>"));
+  const chatWrapper = qwen
+    ? // Tool results as plain text, as the Qwen2.5 template writes them (node-llama-cpp's own choice for that template; the version is pinned).
+      new lib.QwenChatWrapper({ _flatFunctionResultString: true } as ConstructorParameters<NodeLlamaCpp["QwenChatWrapper"]>[0])
+    : lib.resolveChatWrapper(model);
   const chat = new lib.LlamaChat({ contextSequence: sequence, chatWrapper });
   logger.info(`local model ${path.basename(options.file)} loaded in ${((performance.now() - started) / 1000).toFixed(1)} s (${chatWrapper.wrapperName} format, ${contextSize} tokens of context)`);
   return { lib, model, context, sequence, chat };
@@ -129,6 +134,9 @@ async function generate(
   const before = { input: l.sequence.tokenMeter.usedInputTokens, output: l.sequence.tokenMeter.usedOutputTokens };
   const started = performance.now();
   const tools = request.tools && request.tools.length > 0 ? request.tools : undefined;
+  // node-llama-cpp would make room by dropping old messages (and falls back to that if a strategy throws): stop instead.
+  const overflow = new AbortController();
+  const halt = signal ? AbortSignal.any([signal, overflow.signal]) : overflow.signal;
   let result;
   try {
     result = await l.chat.generateResponse(toChatHistory(request.messages) as never, {
@@ -139,20 +147,23 @@ async function generate(
       maxTokens: request.maxTokens ?? limits.maxTokens,
       // Like an OpenAI-compatible server's defaults: no repetition penalty unless asked for.
       repeatPenalty: false,
-      ...(signal ? { signal } : {}),
+      signal: halt,
       ...(limits.onText ? { onTextChunk: limits.onText } : {}),
       contextShift: {
-        strategy: () => {
-          throw new ModelRequestError(`the conversation no longer fits the local model's context of ${limits.contextSize} tokens`, undefined, {
-            hint: "Use fewer turns or fewer completion tokens, or a model served with a larger context.",
-            hintIds: ["maxTurns", "maxTokens"],
-          });
+        strategy: ({ chatHistory }) => {
+          overflow.abort();
+          return { chatHistory: [...chatHistory] };
         },
       },
     });
   } catch (error) {
     if (signal?.aborted) throw new CancelledError();
-    if (error instanceof ModelRequestError) throw error;
+    if (overflow.signal.aborted) {
+      throw new ModelRequestError(`the conversation no longer fits the local model's context of ${limits.contextSize} tokens`, undefined, {
+        hint: "Use fewer turns or fewer completion tokens, or a model served with a larger context.",
+        hintIds: ["maxTurns", "maxTokens"],
+      });
+    }
     throw new ModelRequestError(`the local model failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { hintIds: ["log"], cause: error });
   }
   if (signal?.aborted) throw new CancelledError();
