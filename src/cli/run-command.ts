@@ -86,11 +86,11 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
+  const effective = config.source === "local-default" ? firstRunSubset(settings, taskSet, logger) : settings;
   const local = config.local ? await openLocalModel(config.model, { logger, signal }) : undefined;
   try {
     const inner: ModelClient = local ?? createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
     const model = local?.name ?? config.model;
-    const effective = config.source === "local-default" ? firstRunSubset(settings, taskSet, logger) : settings;
     return await evaluateAndReport({ values, skillPaths, scan, taskSet, settings: effective, inner, model, endpoint, logger, signal });
   } finally {
     // The weights (hundreds of MB) are freed as soon as the evaluation is over.
