@@ -136,4 +136,14 @@ describe("skill-following run with a local model (generated GGUF, in-process)", 
       assert.equal(mirror.requests.length, 1, "nothing was fetched");
     });
   });
+
+  it("ablate re-runs the run's own GGUF, and refuses when that file now holds other weights", async () => {
+    const ablate = (extra: string[]) => spawnCollect(process.execPath, [cli, "ablate", "runs/local.jsonl", "--skill", "tidy-list-outputs", "--dry-run", ...extra], { cwd: ws, env });
+    const same = await ablate([]);
+    assert.match(same.stderr, /chain\.gguf \(sha256 [0-9a-f]{12}…, 0 MB\) runs in-process/);
+    await writeTinyChatModel(modelFile, { kind: "random", seed: 11 });
+    const other = await ablate([]);
+    assert.equal(other.code, 2, other.stderr);
+    assert.match(other.stderr, /the run was made with local:chain\.gguf sha256 [0-9a-f]{64}, but .*chain\.gguf now has sha256 [0-9a-f]{64}/);
+  });
 });
