@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { InputError, ModelConfigError } from "../core/errors.js";
 import { modelsCacheDir } from "../core/layout.js";
 import type { Logger } from "../core/logger.js";
-import { localModelName, megabytes, parseLocalModel } from "../core/models/local/catalog.js";
+import { assertRunWeights, localModelName, megabytes, parseLocalModel, runLocalModelName } from "../core/models/local/catalog.js";
 import { createLocalClient, type LocalModelClient } from "../core/models/local/client.js";
 import { ensureModel } from "../core/models/local/download.js";
 import { ModelDigests } from "../core/models/local/file-digest.js";
@@ -68,14 +68,7 @@ export async function openLocalModel(model: string, options: OpenLocalOptions): 
 
 /** The local model a run file was made with (ablation re-runs it): the same file, checked by sha256. */
 export async function openRunLocalModel(model: RunHeader["model"], options: OpenLocalOptions): Promise<LocalModelClient> {
-  const ref = parseLocalModel(model.name);
-  const name = ref.kind === "file" && model.weights ? `local:${model.weights.file}` : model.name;
-  const client = await openLocalModel(name, options);
-  if (model.weights && client.weights.sha256 !== model.weights.sha256) {
-    throw new InputError(`the run was made with ${model.name} sha256 ${model.weights.sha256}, but ${client.weights.file} now has sha256 ${client.weights.sha256}`, {
-      hint: "Restore the model file the run used; an ablation with other weights would compare two models.",
-      hintIds: ["model"],
-    });
-  }
+  const client = await openLocalModel(runLocalModelName(model), options);
+  assertRunWeights(model, client.weights);
   return client;
 }

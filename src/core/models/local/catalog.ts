@@ -86,3 +86,25 @@ export function localModelName(ref: LocalModelRef): string {
 export function megabytes(bytes: number): string {
   return `${Math.round(bytes / 1_000_000)} MB`;
 }
+
+/** What a run header says about a local model (src/core/runs/types.ts), as far as reopening it needs. */
+export interface RunModelRef {
+  name: string;
+  weights?: { file: string; sha256: string };
+}
+
+/** The `local:` name that reopens a run's model: a catalog model by name, a file model by the path the run recorded. */
+export function runLocalModelName(model: RunModelRef): string {
+  const ref = parseLocalModel(model.name);
+  return ref.kind === "file" && model.weights ? `${LOCAL_PREFIX}${model.weights.file}` : model.name;
+}
+
+/** Re-running a run (ablation) with other weights would compare two models: refuse. */
+export function assertRunWeights(model: RunModelRef, reopened: { file: string; sha256: string }): void {
+  if (model.weights && reopened.sha256 !== model.weights.sha256) {
+    throw new InputError(`the run was made with ${model.name} sha256 ${model.weights.sha256}, but ${reopened.file} now has sha256 ${reopened.sha256}`, {
+      hint: "Restore the model file the run used; an ablation with other weights would compare two models.",
+      hintIds: ["model"],
+    });
+  }
+}
