@@ -79,6 +79,6 @@ export async function localRuntimeStatus(): Promise<RuntimeStatus> {
     await lib.getLlama({ gpu: false, build: "never", skipDownload: true, usePrebuiltBinaries: true, progressLogs: false, dryRun: true });
     return { ok: true };
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
+    return { ok: false, reason: (error instanceof Error ? error.message.split("\n")[0]! : String(error)).replace(/\.$/, "") };
   }
 }
