@@ -28,9 +28,13 @@ export function loadNodeLlamaCpp(): Promise<NodeLlamaCpp> {
   return module;
 }
 
-/** Threads for evaluation: llama.cpp spins its threads, so more threads than cores (or a loaded machine) is far slower. */
+/**
+ * Threads for evaluation: all cores but one (the sandbox checks answers meanwhile), at most 4. llama.cpp's threads
+ * spin while they wait for each other, so a thread without a free core costs far more than it brings: on a busy
+ * two-core machine two threads generated 9 times slower than one (bench/local-model-speed.ts, --threads).
+ */
 export function defaultThreads(): number {
-  return Math.max(1, Math.min(4, os.availableParallelism()));
+  return Math.max(1, Math.min(4, os.availableParallelism() - 1));
 }
 
 /** The process's one llama.cpp backend (CPU), created on first use. */
