@@ -96,7 +96,7 @@ export function createLocalClient(options: LocalClientOptions): LocalModelClient
       l.chat.dispose();
       await l.context.dispose();
       await l.model.dispose();
-      logger.debug(`local model ${path.basename(options.file)} freed`);
+      logger.info(`local model ${path.basename(options.file)} freed`);
     },
   };
   return client;
