@@ -79,6 +79,7 @@ export function createCachedClient(inner: ModelClient, options: CachedClientOpti
   return {
     id: inner.id,
     ...(inner.weights ? { weights: inner.weights } : {}),
+    ...(inner.batch ? { batch: inner.batch } : {}),
     stats: () => ({ hits, misses }),
     async complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
       const key = requestCacheKey(request, callOptions.sampleIndex, inner.id);
