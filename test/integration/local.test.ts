@@ -15,7 +15,10 @@ import { startFileServer, type FileServer } from "../support/file-server.js";
 import { writeTinyChatModel } from "../support/gguf-writer.js";
 import { bundleHostModule, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
 
-const skip = process.env.SF_VSCODE === "electron" ? "the local model test runs in code-server only" : missingPrerequisite();
+const skip =
+  process.env.SF_VSCODE === "electron"
+    ? "the local model test runs in code-server only"
+    : (missingPrerequisite() ?? (existsSync(path.join(REPO_ROOT, "dist", "extension.js")) ? undefined : "extension not built (npm run build)"));
 
 type Facts = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -56,6 +59,9 @@ describe("extension with a local GGUF model (node-llama-cpp in the extension hos
       sessionDir: path.join(root, "session"),
       logFile: path.join(REPO_ROOT, "test-results", "local-code-server.log"),
       env: { SKILL_FOLLOWING_MODELS_DIR: modelsDir, SKILL_FOLLOWING_MODELS_MIRROR: mirror.url, SKILL_FOLLOWING_LOCAL_THREADS: "1" },
+      // Local models run where node-llama-cpp is installed: the development folder. The .vsix ships without it
+      // (test/unit/extension/vsix.test.ts checks that its CLI refuses instead of downloading).
+      installVsix: false,
     });
     facts = (await runInExtensionHost({ server, workspace, testsModule, resultsFile, timeoutMs: 360_000 })) as Facts;
   });
