@@ -54,7 +54,9 @@ async function main() {
       platform: "node",
       format: "cjs",
       target: "node20",
-      external: ["vscode", "pyodide"],
+      // node-llama-cpp (local models) is imported lazily and never bundled: it carries a native binary, and a package
+      // without it (the .vsix) must still load and simply not offer local models.
+      external: ["vscode", "pyodide", "node-llama-cpp"],
     }),
   ];
   if (existsSync(path.join(root, "src/webview/main.ts"))) {

@@ -7,6 +7,11 @@ import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
 import { createOpenAIBatchClient } from "../core/models/batch-client.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
+import { DEFAULT_LOCAL_MODEL, megabytes } from "../core/models/local/catalog.js";
+import type { ModelClient } from "../core/models/types.js";
+import type { RunSettings } from "../core/settings.js";
+import type { TaskSet } from "../core/tasks/schema.js";
+import { openLocalModel } from "./local-model.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
@@ -31,6 +36,7 @@ const INPUT_OPTIONS = {
   out: { type: "string" },
   resume: { type: "boolean" },
   "cache-dir": { type: "string" },
+  "no-local": { type: "boolean" },
   shard: { type: "string" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
@@ -42,7 +48,10 @@ export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>.
   --skills <path>...            Skill folders or SKILL.md files (repeat the flag, or separate with commas).
   --tasks <file|name>           A task file (JSONL, EvalPlus, GSM8K, MATH-500), or a public set by name (downloaded once).
   --model <name>                Model name sent to the endpoint. Default: SKILL_FOLLOWING_MODEL, else the endpoint's first.
-  --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama.
+                                local:<name> or local:<file.gguf> runs a GGUF model in-process (no server, no key).
+  --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama,
+                                else the local default model (${DEFAULT_LOCAL_MODEL.name}, ${megabytes(DEFAULT_LOCAL_MODEL.bytes)}, downloaded once).
+  --no-local                    No local default: with nothing configured, stop with an error (or SKILL_FOLLOWING_NO_LOCAL=1).
   --out <run.jsonl>             The run file. Default: .skill-following/runs/<skills>--<tasks>--<model>--<time>.jsonl.
   --resume                      Continue the run file given with --out (finished runs are kept).
   --cache-dir <dir>             Where responses, expected outputs and verdicts are cached. Default: .skill-following/cache.
@@ -82,21 +91,64 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const taskSet = await loadTaskSet(tasksFile);
   for (const issue of taskSet.issues) logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
 
-  const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env });
+  const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env, logger, noLocal: values["no-local"] ?? false, signal });
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
   const layout = cliLayout(values["cache-dir"]);
+  if (config.local && settings.batch) throw new InputError(`${config.model} runs in-process: there is no batch API to send its requests to; drop --batch`);
+  const effective = config.source === "local-default" ? firstRunSubset(settings, taskSet, logger) : settings;
+  const local = config.local ? await openLocalModel(config.model, { logger, signal }) : undefined;
+  try {
+    const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
+    const inner: ModelClient =
+      local ??
+      (settings.batch
+        ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
+        : createOpenAIClient(clientOptions));
+    const model = local?.name ?? config.model;
+    return await evaluateAndReport({ values, skillPaths, scan, taskSet, settings: effective, shard, inner, model, endpoint, layout, logger, signal });
+  } finally {
+    // The weights (hundreds of MB) are freed as soon as the evaluation is over.
+    await local?.dispose();
+  }
+}
+
+/**
+ * With the local default the main job runs the first LOCAL_DEFAULT_TASKS tasks, so a first run on two CPU cores
+ * ends in minutes; an explicit --limit (or a configured model) runs what it says.
+ */
+export const LOCAL_DEFAULT_TASKS = 6;
+
+function firstRunSubset(settings: RunSettings, taskSet: TaskSet, logger: Logger): RunSettings {
+  if (settings.limit !== undefined || taskSet.tasks.length <= LOCAL_DEFAULT_TASKS) return settings;
+  logger.info(`local default: evaluating the first ${LOCAL_DEFAULT_TASKS} of ${taskSet.tasks.length} tasks so a first run on a laptop CPU ends in minutes; --limit ${taskSet.tasks.length} runs them all`);
+  return { ...settings, limit: LOCAL_DEFAULT_TASKS };
+}
+
+interface EvaluationInputs {
+  values: ReturnType<typeof parseRunArgs>["values"];
+  skillPaths: string[];
+  scan: Awaited<ReturnType<typeof scanSkills>>;
+  taskSet: TaskSet;
+  settings: RunSettings;
+  shard: ReturnType<typeof parseShardSpec> | undefined;
+  inner: ModelClient;
+  model: string;
+  endpoint: string | undefined;
+  layout: ReturnType<typeof cliLayout>;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
+  const { values, skillPaths, scan, taskSet, settings, shard, inner, model, endpoint, layout, logger, signal } = i;
   ensureDataDir(layout);
-  const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
-  const inner = settings.batch
-    ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
-    : createOpenAIClient(clientOptions);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
-  const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model: config.model });
+  const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model });
   logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
@@ -106,7 +158,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       skills: scan.skills,
       taskSet,
       client,
-      model: config.model,
+      model,
       ...(endpoint ? { baseUrl: endpoint } : {}),
       grader,
       runFile,

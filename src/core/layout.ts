@@ -9,6 +9,7 @@ import path from "node:path";
  *   <workspace>/.skill-following/reports/<run file name>.<ext>                      exported reports
  *   <workspace>/.skill-following/cache/{responses,expected,verdicts}/                caches (re-runs are free)
  *   <user cache>/skill-following/task-sets/<name>/<file>                            downloaded public task sets
+ *   <user cache>/skill-following/models/<file>.gguf                                 downloaded local models (and their .sha256 notes)
  * The data folder carries a `.gitignore` of `*`, so runs and caches never show up in Source Control.
  */
 export const DATA_DIR_NAME = ".skill-following";
@@ -92,6 +93,15 @@ export function taskSetCacheDir(env: NodeJS.ProcessEnv = process.env, platform: 
   const base =
     platform === "win32" && env.LOCALAPPDATA ? env.LOCALAPPDATA : env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), ".cache");
   return path.join(base, "skill-following", "task-sets");
+}
+
+/**
+ * Where local GGUF models are downloaded, shared by every workspace and both hosts: $SKILL_FOLLOWING_MODELS_DIR, else
+ * the platform's user cache folder (as for task sets) + skill-following/models. A model is hundreds of MB: never per workspace.
+ */
+export function modelsCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.SKILL_FOLLOWING_MODELS_DIR) return path.resolve(env.SKILL_FOLLOWING_MODELS_DIR);
+  return path.join(path.dirname(taskSetCacheDir({ ...env, SKILL_FOLLOWING_TASKS_CACHE: "" }, platform)), "models");
 }
 
 /** What `.skill-following/.gitignore` holds: everything in the folder (the file itself too) stays out of git. */

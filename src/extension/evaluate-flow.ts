@@ -62,7 +62,8 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
 
   const cfg = svc.config.get();
   const settings = runSettingsFromConfig(cfg);
-  const { client, modelName: resolvedModel, baseUrl } = await resolveClient(svc, modelName, settings);
+  // A local model loads on its first call; `dispose` frees it once the evaluation is over.
+  const { client, modelName: resolvedModel, baseUrl, dispose } = await resolveClient(svc, modelName, settings);
   // The whole set: the engine applies the limit itself, after the seeded shuffle when stopping early.
   const taskSet = await loadTaskSet(taskSetFile);
   for (const issue of taskSet.issues.slice(0, 20)) svc.logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
@@ -83,7 +84,8 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
       // A failed evaluation (bad key, endpoint down) keeps its finished runs: the next identical one resumes it.
       if (existsSync(runFile)) await svc.results.setIncompleteRun(configKey, runFile);
       throw err;
-    });
+    })
+    .finally(() => dispose?.());
   if (outcome.cancelled) {
     await svc.results.setIncompleteRun(configKey, runFile);
     const done = outcome.result?.records.length;

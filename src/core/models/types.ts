@@ -3,7 +3,8 @@ import type { Logger } from "../logger.js";
 
 /**
  * The model seam. The engine only talks to `ModelClient`; implementations: the OpenAI-compatible client
- * (package `openai`), the response cache wrapper, and VS Code's language model API in the extension.
+ * (package `openai`), a local GGUF model in-process (local/, node-llama-cpp), the response cache wrapper, and VS
+ * Code's language model API in the extension.
  * Messages use the OpenAI chat shape because every supported endpoint speaks it.
  */
 
@@ -60,9 +61,18 @@ export interface CallOptions {
   sampleIndex: number;
 }
 
+/** The weights an in-process model runs (local GGUF models); recorded in the run header. */
+export interface ModelWeights {
+  file: string;
+  sha256: string;
+  bytes: number;
+}
+
 export interface ModelClient {
   /** A stable description for run headers, e.g. `openai-compatible:gpt-4o-mini@http://…/v1`. Never contains a key. */
   readonly id: string;
+  /** Set by clients that run a model file themselves: which file, by hash. */
+  readonly weights?: ModelWeights;
   complete(request: ChatRequest, options: CallOptions): Promise<ChatResponse>;
   /** Present when calls go through a provider's batch API (batch mode): the engine tells it when runs start and end. */
   readonly batch?: BatchGate;

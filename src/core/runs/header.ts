@@ -3,6 +3,7 @@ import { PROMPT_VERSION } from "../agent/prompts.js";
 import { InputError } from "../errors.js";
 // The run file is shared and committed; a key hidden in the base URL (user:key@, ?api-key=) must not reach it.
 import { describeEndpoint } from "../models/openai-client.js";
+import type { ModelWeights } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
 import { skillLibraryHash } from "../skills/index.js";
 import type { Skill } from "../skills/types.js";
@@ -18,6 +19,8 @@ export interface HeaderInputs {
   taskSet: TaskSet;
   /** The model client's id (endpoint and model, no credentials). */
   clientId: string;
+  /** The weights of a model run in-process. */
+  weights?: ModelWeights;
   /** The model name sent in requests. */
   model: string;
   baseUrl?: string;
@@ -63,7 +66,12 @@ export function buildRunHeader(
     toolVersion: TOOL_VERSION,
     runId: stamp.runId,
     createdAt: stamp.createdAt,
-    model: { id: inputs.clientId, name: inputs.model, ...(inputs.baseUrl ? { baseUrl: describeEndpoint(inputs.baseUrl) } : {}) },
+    model: {
+      id: inputs.clientId,
+      name: inputs.model,
+      ...(inputs.baseUrl ? { baseUrl: describeEndpoint(inputs.baseUrl) } : {}),
+      ...(inputs.weights ? { weights: { file: inputs.weights.file, sha256: inputs.weights.sha256, bytes: inputs.weights.bytes } } : {}),
+    },
     params: {
       temperature: s.temperature,
       ...(s.seed !== undefined ? { seed: s.seed } : {}),
@@ -93,6 +101,7 @@ export function assertResumable(prior: RunHeader, now: RunHeader, file: string):
   const diffs: string[] = [];
   if (prior.taskSet.hash !== now.taskSet.hash) diffs.push("the task set changed");
   if (prior.model.name !== now.model.name) diffs.push(`the model changed (${prior.model.name} → ${now.model.name})`);
+  else if (prior.model.weights?.sha256 !== now.model.weights?.sha256) diffs.push("the model file changed (another sha256)");
   if (prior.mode !== now.mode) diffs.push(`the retrieval mode changed (${prior.mode} → ${now.mode})`);
   if (prior.design !== now.design) diffs.push(`the design changed (${prior.design} → ${now.design})`);
   if (JSON.stringify(prior.control ?? null) !== JSON.stringify(now.control ?? null)) diffs.push("the control sample changed");

@@ -3,6 +3,7 @@ import { existsSync, rmSync } from "node:fs";
 import { InputError } from "../errors.js";
 import type { EngineGrader } from "../grading/index.js";
 import type { Logger } from "../logger.js";
+import type { ModelWeights } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
@@ -15,7 +16,7 @@ import type { RunHeader, RunSummary } from "./types.js";
 export interface OpenRunInputs {
   skills: readonly Skill[];
   taskSet: TaskSet;
-  client: { id: string };
+  client: { id: string; weights?: ModelWeights };
   model: string;
   baseUrl?: string;
   grader: Pick<EngineGrader, "prepare">;
@@ -70,6 +71,7 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
       skills: inputs.skills,
       taskSet: inputs.taskSet,
       clientId: inputs.client.id,
+      ...(inputs.client.weights ? { weights: inputs.client.weights } : {}),
       model: inputs.model,
       ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
       ...(shard ? { shard } : {}),

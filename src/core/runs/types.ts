@@ -18,7 +18,13 @@ export const RunHeaderSchema = z.object({
   toolVersion: z.string(),
   runId: z.string(),
   createdAt: z.string(),
-  model: z.object({ id: z.string(), name: z.string(), baseUrl: z.string().optional() }),
+  model: z.object({
+    id: z.string(),
+    name: z.string(),
+    baseUrl: z.string().optional(),
+    /** A model run in-process (local GGUF): the file and its sha256, so a report says exactly which weights answered. */
+    weights: z.object({ file: z.string(), sha256: z.string(), bytes: z.number().int() }).optional(),
+  }),
   params: z.object({
     temperature: z.number().optional(),
     seed: z.number().int().optional(),

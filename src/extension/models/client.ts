@@ -6,11 +6,15 @@ import type { ModelClient } from "../../core/models/types.js";
 import type { RunSettings } from "../../core/settings.js";
 import type { Services } from "../services.js";
 import { createLmClient, selectLmModel } from "./lm-client.js";
+import { isLocalModelName } from "../../core/models/local/catalog.js";
+import { openLocalModelInEditor } from "./local.js";
 
 export interface ResolvedClient {
   client: ModelClient;
   modelName: string;
   baseUrl?: string;
+  /** Frees what the client holds (a local model's weights); call when the evaluation is over. */
+  dispose?: () => Promise<void>;
 }
 
 /**
@@ -21,6 +25,13 @@ export interface ResolvedClient {
 export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds"> & { batch?: boolean }): Promise<ResolvedClient> {
   const cfg = svc.config.get();
   const cached = (inner: ModelClient) => (settings.responseCache ? createCachedClient(inner, { dir: svc.layout.responsesDir, logger: svc.logger }) : inner);
+  // A local model runs in-process whatever the provider setting says.
+  if (isLocalModelName(modelName)) {
+    // Said before anything is downloaded: the engine would refuse it anyway.
+    if (settings.batch) throw new ModelConfigError(`${modelName} runs in-process, so it has no batch API.`, { hint: "Turn batch mode off for this model.", hintIds: ["batch"] });
+    const local = await openLocalModelInEditor(svc, modelName);
+    return { client: cached(local), modelName: local.name, dispose: () => local.dispose() };
+  }
   if (cfg.modelProvider === "vscode-lm") {
     const model = await selectLmModel(modelName);
     const inner = createLmClient(model, "Skill Following runs each task with and without your skills to measure their effect.");

@@ -77,6 +77,14 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
     assert.deepEqual(unwanted, []);
   });
 
+  it("carries no native code, no model and no node-llama-cpp: local models load lazily where the package is installed", () => {
+    assert.deepEqual(files.filter((f) => /\.node$|\.gguf$|llama|\.so$|\.dll$|\.dylib$/i.test(f)), []);
+    for (const bundle of ["extension.js", "cli.js"]) {
+      const code = readFileSync(path.join(ext, "dist", bundle), "utf8");
+      assert.match(code, /import\("node-llama-cpp"\)/, `${bundle} imports node-llama-cpp lazily`);
+    }
+  });
+
   it("has a manifest a gallery accepts: icon, categories, keywords, no placeholder repository, no build scripts", () => {
     const manifest = JSON.parse(readFileSync(path.join(ext, "package.json"), "utf8")) as Record<string, unknown>;
     assert.ok(files.includes(String(manifest.icon)), `icon ${String(manifest.icon)} is not in the package`);
@@ -141,6 +149,18 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
       assert.deepEqual({ n: e.overall.n, harmed: e.overall.harmed, rescued: e.overall.rescued, bothPass: e.overall.bothPass }, { n: 8, harmed: 1, rescued: 1, bothPass: 6 });
       const harmed = e.taskRows.find((t) => t.taskId === tasks[0]!.id);
       assert.match(harmed?.enabledReason ?? "", /expected/, "the verdict comes from running the answer against the task's inputs");
+    });
+
+    it("with nothing configured, refuses the local default it cannot run, before downloading anything", async () => {
+      const port = await closedPort();
+      const models = path.join(ws, "models");
+      const r = await spawnCollect(process.execPath, [path.join(ext, "dist", "cli.js"), "run", "--skills", path.join(ext, "skills"), "--tasks", path.join(ext, "samples", "python-basics.jsonl")], {
+        cwd: ws,
+        env: env({ OLLAMA_HOST: `http://127.0.0.1:${port}`, SKILL_FOLLOWING_MODELS_DIR: models, SKILL_FOLLOWING_MODELS_MIRROR: `http://127.0.0.1:${port}` }),
+      });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /The local default model cannot run in this installation \(Local models need the node-llama-cpp package/);
+      assert.ok(!existsSync(models) || readdirSync(models).length === 0, "nothing was downloaded");
     });
 
     it("prints class names, never minified ones, in its verbose log (failed download, dead endpoint)", async () => {
