@@ -7,7 +7,6 @@
  * for `evaluate()`.
  */
 import { randomUUID } from "node:crypto";
-import { setMaxListeners } from "node:events";
 import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
 import { CancelledError, InputError, ModelRequestError } from "../errors.js";
@@ -27,6 +26,7 @@ import {
 import { AblationWriter, defaultAblationFile, hasCompleteLine, readAblationFile } from "./ablation-store.js";
 import { ABLATION_FORMAT_VERSION, variantSections, type AblationHeader, type AblationRecord, type AblationSection } from "./ablation-types.js";
 import type { RunHeader, RunRecord } from "./types.js";
+import { boundListeners } from "./pool.js";
 
 export interface AblateOptions {
   /** The paired run: its file (named in the header) and contents. */
@@ -185,7 +185,7 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
   const libraryFor = variantLibraries(o);
 
   const internal = new AbortController();
-  setMaxListeners(0, internal.signal);
+  boundListeners(internal.signal, Math.max(1, o.concurrency));
   const onAbort = () => internal.abort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
   let failedRuns = 0;

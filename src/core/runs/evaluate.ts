@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { batchJournalFile } from "../layout.js";
 import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
@@ -12,7 +11,7 @@ import type { TaskSet } from "../tasks/schema.js";
 import { executeJob, ModelFailure, type JobContext } from "./job.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
-import { runPool } from "./pool.js";
+import { boundListeners, runPool } from "./pool.js";
 import type { ShardSpec } from "./shard.js";
 import { ProgressTracker, type EvaluationProgress } from "./progress.js";
 import { StopMonitor } from "./stop.js";
@@ -91,8 +90,8 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   if (gate && settings.stopWhen === "decided") logger.warn("batch mode sends the first turn of every run at once, so stopping early saves few calls");
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
-  // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
-  setMaxListeners(0, internal.signal);
+  // Every in-flight model call and grading listens on this signal: allow what the jobs in flight hold, no more.
+  boundListeners(internal.signal, gate ? MAX_BATCH_REQUESTS : settings.concurrency);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
   const changed = () => state.progress();
@@ -181,14 +180,16 @@ class RunState {
   progress(batches?: readonly BatchStatus[]): void {
     if (batches) this.batches = batches;
     if (!this.deps.onProgress) return;
-    const snapshot = this.tracker.snapshot({
-      done: this.done,
-      total: this.planner.plannedTotal(),
-      retrievals: this.retrievals,
-      runningRae: this.monitor.runningRae(),
-      runningRaeN: this.monitor.runningRaeN(),
-    });
-    this.deps.onProgress(this.batches ? { ...snapshot, batches: this.batches } : snapshot);
+    this.deps.onProgress(
+      this.tracker.snapshot({
+        done: this.done,
+        total: this.planner.plannedTotal(),
+        retrievals: this.retrievals,
+        runningRae: this.monitor.runningRae(),
+        runningRaeN: this.monitor.runningRaeN(),
+        ...(this.batches ? { batches: this.batches } : {}),
+      }),
+    );
   }
 
   /** Writes a finished run, feeds the plan and the stopping rule; returns the runs it unlocks. */

@@ -1,4 +1,4 @@
-import { estimateEta, type EvaluationProgress, type ProgressPhase } from "../../shared/progress.js";
+import { estimateEta, type BatchProgress, type EvaluationProgress, type ProgressPhase } from "../../shared/progress.js";
 import type { GraderStatus } from "../grading/index.js";
 import type { ModelClient } from "../models/types.js";
 
@@ -11,6 +11,8 @@ export interface RunCounts {
   retrievals: number;
   runningRae: number | null;
   runningRaeN: number;
+  /** Batch mode: the batch jobs in flight, as the provider last reported them. */
+  batches?: readonly BatchProgress[];
 }
 
 /**
