@@ -125,8 +125,6 @@ class Batcher implements BatchGate {
     if (this.session) throw new Error("batch client: a session is already open");
     const logger = options.logger ?? this.o.logger;
     const controller = new AbortController();
-    // Every poll, upload and download of every round listens on it.
-    setMaxListeners(0, controller.signal);
     options.signal?.addEventListener("abort", () => controller.abort(), { once: true });
     const journal = BatchJournal.open(options.journalFile, logger);
     this.session = { journal, controller, logger, ...(options.onStatus ? { onStatus: options.onStatus } : {}) };
@@ -256,6 +254,8 @@ class Batcher implements BatchGate {
     this.rounds.set(round.id, round);
     const p = this.drive(round).finally(() => this.drives.delete(p));
     this.drives.add(p);
+    // Each round's one provider call (or sleep) at a time listens on the session signal: allow that, no more.
+    if (this.session) setMaxListeners(4 * this.drives.size + 4, this.session.controller.signal);
   }
 
   /** Takes a round from wherever it stands to its results (or leaves it live when the session ends). */

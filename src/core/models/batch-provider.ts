@@ -71,10 +71,10 @@ export class BatchProvider {
   /** Uploads a round's requests as a `batch` file named `name`; returns the file id. */
   async upload(name: string, content: Buffer, signal: AbortSignal): Promise<string> {
     // Safe to repeat: after a failed attempt, a file that reached the provider anyway is found by its name.
-    const file = await this.call("upload the batch input file", "POST /files", signal, async (attempt) => {
-      const found = attempt > 1 ? await this.findFile(name, signal) : undefined;
+    const file = await this.call("upload the batch input file", "POST /files", signal, async (attempt, s) => {
+      const found = attempt > 1 ? await this.findFile(name, s) : undefined;
       if (found) return found;
-      const created = await this.o.sdk.files.create({ file: await toFile(content, name, { type: "application/jsonl" }), purpose: "batch" }, { signal });
+      const created = await this.o.sdk.files.create({ file: await toFile(content, name, { type: "application/jsonl" }), purpose: "batch" }, { signal: s });
       return created.id;
     });
     return file;
@@ -82,9 +82,9 @@ export class BatchProvider {
 
   /** A `batch` file uploaded under `name`, if the provider has one. */
   async findFile(name: string, signal: AbortSignal): Promise<string | undefined> {
-    return this.call("list batch files", "GET /files", signal, async () => {
+    return this.call("list batch files", "GET /files", signal, async (_, s) => {
       let seen = 0;
-      for await (const f of this.o.sdk.files.list({ purpose: "batch" }, { signal })) {
+      for await (const f of this.o.sdk.files.list({ purpose: "batch" }, { signal: s })) {
         if (f.filename === name) return f.id;
         if (++seen >= MAX_LISTED) break;
       }
@@ -95,7 +95,7 @@ export class BatchProvider {
   /** True while the provider still has the file. */
   async fileExists(fileId: string, signal: AbortSignal): Promise<boolean> {
     try {
-      await this.call("look up the batch input file", "GET /files/{id}", signal, () => this.o.sdk.files.retrieve(fileId, { signal }));
+      await this.call("look up the batch input file", "GET /files/{id}", signal, (_, s) => this.o.sdk.files.retrieve(fileId, { signal: s }));
       return true;
     } catch (e) {
       if (e instanceof GoneError) return false;
@@ -108,30 +108,44 @@ export class BatchProvider {
    * attempt whose answer was lost) is looked for and reused. A restart looks for one itself (findBatch) first.
    */
   async create(fileId: string, round: string, signal: AbortSignal): Promise<ProviderBatch> {
-    return this.call("create the batch", "POST /batches", signal, async (attempt) => {
-      const existing = attempt > 1 ? await this.findBatch(fileId, signal) : undefined;
+    return this.call("create the batch", "POST /batches", signal, async (attempt, s) => {
+      const existing = attempt > 1 ? await this.findBatch(fileId, s) : undefined;
       if (existing) return existing;
-      return this.o.sdk.batches.create({ input_file_id: fileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata: { "skill-following-round": round } }, { signal });
+      return this.o.sdk.batches.create({ input_file_id: fileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata: { "skill-following-round": round } }, { signal: s });
     });
   }
 
   /** The batch made from `fileId`, if any (newest first, a bounded number of pages). */
-  async findBatch(fileId: string, signal: AbortSignal): Promise<ProviderBatch | undefined> {
-    let seen = 0;
-    for await (const b of this.o.sdk.batches.list({ limit: 100 }, { signal })) {
-      if (b.input_file_id === fileId) return b;
-      if (++seen >= MAX_LISTED) break;
-    }
-    return undefined;
+  findBatch(fileId: string, signal: AbortSignal): Promise<ProviderBatch | undefined> {
+    return this.call("list batches", "GET /batches", signal, async (_, s) => {
+      let seen = 0;
+      for await (const b of this.o.sdk.batches.list({ limit: 100 }, { signal: s })) {
+        if (b.input_file_id === fileId) return b;
+        if (++seen >= MAX_LISTED) break;
+      }
+      return undefined;
+    });
   }
 
   retrieve(batchId: string, signal: AbortSignal): Promise<ProviderBatch> {
-    return this.call("poll the batch", "GET /batches/{id}", signal, () => this.o.sdk.batches.retrieve(batchId, { signal }));
+    return this.call("poll the batch", "GET /batches/{id}", signal, (_, s) => this.o.sdk.batches.retrieve(batchId, { signal: s }));
   }
 
   /** The lines of a result file, streamed (an output file can be hundreds of MB). */
   async *lines(fileId: string, signal: AbortSignal): AsyncGenerator<ResultLine> {
-    const response = await this.call("download the batch results", "GET /files/{id}/content", signal, () => this.o.sdk.files.content(fileId, { signal }));
+    // The body is read after the call returns: it gets a signal of its own, linked to ours until the last line.
+    const own = new AbortController();
+    const onAbort = (): void => own.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      yield* this.readLines(fileId, signal, own.signal);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async *readLines(fileId: string, signal: AbortSignal, bodySignal: AbortSignal): AsyncGenerator<ResultLine> {
+    const response = await this.call("download the batch results", "GET /files/{id}/content", signal, () => this.o.sdk.files.content(fileId, { signal: bodySignal }));
     if (!response.body) return;
     const decoder = new TextDecoder();
     let rest = "";
@@ -164,12 +178,17 @@ export class BatchProvider {
    * One provider call under the retry rule. A 404 is GoneError for the caller to handle, except for an upload,
    * where it means the endpoint has no batch API at all; other refusals are ModelRequestErrors with a hint.
    */
-  private async call<T>(what: string, route: string, signal: AbortSignal, fn: (attempt: number) => Promise<T>): Promise<T> {
+  private async call<T>(what: string, route: string, signal: AbortSignal, fn: (attempt: number, signal: AbortSignal) => Promise<T>): Promise<T> {
     const { o } = this;
     for (let n = 1; ; n++) {
       if (signal.aborted) throw new CancelledError();
+      // The SDK listens on the signal it is given until the exchange is over; each attempt gets its own, linked to
+      // ours by one listener that is gone when the attempt is, so a long poll loop adds none.
+      const own = new AbortController();
+      const onAbort = (): void => own.abort();
+      signal.addEventListener("abort", onAbort, { once: true });
       try {
-        return await fn(n);
+        return await fn(n, own.signal);
       } catch (error) {
         if (signal.aborted) throw new CancelledError();
         const failure = classifyFailure(error, false);
@@ -192,7 +211,10 @@ export class BatchProvider {
         }
         const delay = retryDelayMs(n, failure, o.backoff);
         o.logger.debug(`batch: ${what} failed (${failure.summary}); retrying in ${delay} ms`);
+        signal.removeEventListener("abort", onAbort);
         await o.sleep(delay, signal);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
       }
     }
   }
