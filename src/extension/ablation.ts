@@ -15,6 +15,7 @@ import { runSettingsFromConfig } from "./config-schema.js";
 import { needs } from "./errors-ui.js";
 import { evaluateSkill, requireTrust, type EvaluateOutcome } from "./evaluate-flow.js";
 import { resolveClient } from "./models/client.js";
+import { assertRunWeights, isLocalModelName, runLocalModelName } from "../core/models/local/catalog.js";
 import { buildReportModel } from "./report-view-model.js";
 import { toStored, type SkillSectionResults } from "./section-results.js";
 import type { Services } from "./services.js";
@@ -78,7 +79,11 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
   const scan = await scanSkills(h.skills.map((s) => s.file));
   const taskSet = await loadTaskSet(h.taskSet.file);
   const settings = runSettingsFromConfig(svc.config.get());
-  const { client } = await resolveClient(svc, h.model.name, settings);
+  // A local run re-runs its own GGUF (checked by sha256); `dispose` frees it afterwards. Section ablation calls
+  // the model one request at a time, whatever the batch setting.
+  const local = isLocalModelName(h.model.name);
+  const { client, dispose } = await resolveClient(svc, local ? runLocalModelName(h.model) : h.model.name, { ...settings, batch: false });
+  if (local && client.weights) assertRunWeights(h.model, client.weights);
   const base: Omit<AblateOptions, "grader"> = {
     run: { file: run.file, header: h, records: run.records },
     skills: scan.skills,
@@ -121,6 +126,7 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
       } finally {
         sub.dispose();
         signal.removeEventListener("abort", onAbort);
+        await dispose?.();
       }
     }),
   );

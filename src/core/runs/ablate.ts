@@ -80,6 +80,13 @@ export type AblationPlanInput = Omit<AblateOptions, "client" | "grader">;
 /** Checks the inputs against the run and decides the whole single-section phase; nothing is written or asked. */
 export async function planAblation(o: AblationPlanInput): Promise<AblationPlan> {
   const h = o.run.header;
+  if (h.shard) {
+    // A shard holds only some tasks: the harmed and rescued tasks to ablate are those of the whole run.
+    throw new InputError(`${o.run.file}: shard ${h.shard.index}/${h.shard.count} of a run; merge the ${h.shard.count} shard files first and ablate the merged run file`, {
+      file: o.run.file,
+      hint: "Merge the shard files of the run into one run file, then ablate that.",
+    });
+  }
   const entry = h.skills.find((s) => s.name === o.skillName);
   if (!entry) throw new InputError(`${o.run.file}: the run has no skill named '${o.skillName}' (it has ${h.skills.map((s) => s.name).join(", ") || "none"})`, { file: o.run.file });
   if (skillContentHash(o.skillText) !== entry.contentHash) {

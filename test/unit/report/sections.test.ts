@@ -108,13 +108,13 @@ describe("report: the sections table of an ablated skill", () => {
     assert.equal(json.evaluations[0]!.skills[0]!.sections[0]!.table.repaired, 7);
     const md = renderMarkdown(report);
     assert.match(md, /Sections of tidy\\-list\\-outputs/);
-    assert.match(md, /\| The rule \| \d+–\d+ \| 7 \| 0 \| [−-]0\.500 \[[−-]0\.732, [−-]0\.177\] \| 0\.0156 \| ❌ harms \|/);
+    assert.match(md, /\| The rule \| \d+–\d+ \| 7 \| 0 \| −0\.50 \[−0\.73, −0\.18\] \| 0\.016 \| ❌ harms \|/);
     assert.match(md, /can miss interactions/);
     const html = renderHtml(report);
     assert.match(html, /<td>The rule<\/td><td class="num">\d+–\d+<\/td><td class="num">7<\/td><td class="num">0<\/td>/);
     const text = renderText(report);
     assert.match(text, /sections of tidy-list-outputs \(most harmful first/);
-    assert.match(text, /The rule\s+\d+–\d+\s+14\s+7\s+0\s+[−-]0\.500/);
+    assert.match(text, /The rule\s+\d+–\d+\s+14\s+7\s+0\s+−0\.50/);
   });
 });
 
