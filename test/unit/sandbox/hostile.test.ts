@@ -185,7 +185,7 @@ for (const mode of ["normal", "redTeam"] as const) {
         assert.match(verdict.reason, c.reason);
         c.hostCheck?.();
         // What comes next is unaffected: a wrong answer fails, the canonical answer passes.
-        assert.equal((await grader.grade(addTask, WRONG)).reason, "base input #0 [1, 2]: expected 3, got -1");
+        assert.equal((await grader.grade(addTask, WRONG)).reason, "base input #0 [1, 2]: expected 3, got -1 (stopped there: 2 more inputs not run)");
         assert.equal((await grader.grade(task, task.canonicalSolution)).pass, true);
       });
     }
