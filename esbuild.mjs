@@ -9,12 +9,18 @@ const require = createRequire(import.meta.url);
 const production = process.argv.includes("--production");
 const watch = process.argv.includes("--watch");
 const root = path.dirname(new URL(import.meta.url).pathname);
-const dist = path.join(root, "dist");
+// `--outdir <dir>` builds somewhere else than dist/ (scripts/package.mjs builds the .vsix bundles into its staging
+// folder, so tests running against dist/ meanwhile keep their files).
+const outdirArg = process.argv.indexOf("--outdir");
+const dist = outdirArg > 0 ? path.resolve(process.argv[outdirArg + 1]) : path.join(root, "dist");
 
 const common = {
   bundle: true,
   sourcemap: !production,
   minify: production,
+  // Minified names would reach users: error classes name themselves (`this.name = new.target.name`) and the log
+  // prints them ("DownloadError: …", not "Fr: …").
+  keepNames: true,
   logLevel: "warning",
   legalComments: "none",
 };
@@ -36,9 +42,9 @@ function copyPyodide() {
 }
 
 async function main() {
-  // Only a production build (packaging) starts from an empty dist: a dev rebuild overwrites in place, so tests that
-  // are running against dist/ meanwhile do not lose their files.
-  if (production) rmSync(dist, { recursive: true, force: true });
+  // Only a production build into its own folder (packaging) starts empty: a rebuild of dist/ overwrites in place, so
+  // tests that are running against dist/ meanwhile do not lose their files.
+  if (production && outdirArg > 0) rmSync(dist, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
   const builds = [
     esbuild.context({
@@ -48,7 +54,9 @@ async function main() {
       platform: "node",
       format: "cjs",
       target: "node20",
-      external: ["vscode", "pyodide"],
+      // node-llama-cpp (local models) is imported lazily and never bundled: it carries a native binary, and a package
+      // without it (the .vsix) must still load and simply not offer local models.
+      external: ["vscode", "pyodide", "node-llama-cpp"],
     }),
   ];
   if (existsSync(path.join(root, "src/webview/main.ts"))) {

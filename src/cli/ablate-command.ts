@@ -5,6 +5,8 @@ import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
+import { isLocalModelName } from "../core/models/local/catalog.js";
+import { openRunLocalModel } from "./local-model.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { planAblation, runAblation } from "../core/runs/ablate.js";
@@ -13,6 +15,7 @@ import { readRunFile } from "../core/runs/store.js";
 import { scanSkills } from "../core/skills/index.js";
 import { loadTaskSet } from "../core/tasks/index.js";
 import { intOption, numberOption, parse } from "./args.js";
+import { ensureDataDir } from "../core/layout.js";
 import { cliLayout } from "./paths.js";
 
 export const ABLATE_USAGE = `usage: skill-following ablate <run.jsonl> --skill <name> [--ablate-control <q>] [--ablate-pairs] [--ablate-description]
@@ -68,10 +71,13 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   if (!existsSync(tasksFile)) throw new InputError(`${tasksFile}: the run's task set is not there; pass --tasks <file>`, { file: tasksFile });
   const taskSet = await loadTaskSet(tasksFile);
 
-  const config = await resolveModelConfig({ model: h.model.name, baseUrl: values["base-url"] ?? process.env.OPENAI_BASE_URL ?? h.model.baseUrl, env: process.env });
-  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: timeoutS * 1000, logger });
+  // A local run re-runs the same GGUF in-process (checked by sha256); any other goes to the run's endpoint.
+  const local = isLocalModelName(h.model.name) ? await openRunLocalModel(h.model, { logger, signal }) : undefined;
+  const config = local ? undefined : await resolveModelConfig({ model: h.model.name, baseUrl: values["base-url"] ?? process.env.OPENAI_BASE_URL ?? h.model.baseUrl, env: process.env });
+  const inner = local ?? createOpenAIClient({ baseURL: config?.baseURL, apiKey: config?.apiKey, model: config?.model ?? h.model.name, timeoutMs: timeoutS * 1000, logger });
   if (inner.id !== h.model.id) logger.warn(`the endpoint (${inner.id}) is not the run's (${h.model.id}): calls before load_skill will not come from the response cache`);
   const layout = cliLayout(values["cache-dir"]);
+  ensureDataDir(layout);
   const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: layout.responsesDir, logger });
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(values["no-cache"] ? {} : { verdictCacheDir: layout.verdictsDir }) });
 
@@ -95,9 +101,9 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
       logger,
       signal,
     };
-    const plan = planAblation(o);
+    const plan = await planAblation(o);
     const e = plan.estimate;
-    const endpoint = config.baseURL ? ` at ${describeEndpoint(config.baseURL)}` : "";
+    const endpoint = config?.baseURL ? ` at ${describeEndpoint(config.baseURL)}` : local ? " (in-process)" : "";
     logger.info(`${describeEstimate(e, values.skill)}; model ${h.model.name}${endpoint}`);
     logger.info(`tasks: ${plan.header.selection.harmed.length} harmed, ${plan.header.selection.rescued.length} rescued, ${plan.header.selection.bothPassSampled.length} of ${plan.header.selection.bothPassTotal} both-pass (q = ${plan.header.selection.q})`);
     if (plan.existing.length > 0) logger.info(`resuming ${plan.file}: ${plan.existing.length} runs already done, ${plan.pending} to do`);
@@ -130,5 +136,6 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
     return 0;
   } finally {
     await grader.dispose();
+    await local?.dispose();
   }
 }

@@ -14,6 +14,8 @@ const INPUTS: Readonly<Record<Exclude<HintId, RunSettingKey>, string>> = {
   taskSet: "--tasks <file|name>",
   taskSetMirror: "SKILL_FOLLOWING_TASKS_MIRROR=<url> (or tasks download --mirror <url>)",
   log: "--verbose",
+  modelsMirror: "SKILL_FOLLOWING_MODELS_MIRROR=<url> (or SKILL_FOLLOWING_MODELS_DIR=<dir> holding the .gguf)",
+  noLocal: "--no-local (or SKILL_FOLLOWING_NO_LOCAL=1)",
   // The message already starts with file:line.
   file: "",
 };

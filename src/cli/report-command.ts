@@ -4,13 +4,15 @@ import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { buildReport, failOn, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
 import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
-import { readRunFile } from "../core/runs/store.js";
+import { mergeShardRuns, type LoadedRun } from "../core/runs/merge.js";
+import { readRunSummaries } from "../core/runs/store.js";
 import { ReportFormatSchema } from "../shared/vocabulary/index.js";
 import { choice, numberOption, parse } from "./args.js";
 
 export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv] [--out <file>]
     [--fail-on harmful|any-harm] [--alpha <a>] [--exact]
 Section ablations (\`ablate\`) beside a run file are read with it; an ablation file may also be named directly.
+Shard run files (\`run --shard k/n\`) are merged as \`merge\` would (a missing shard is a warning).
 Exit codes: 0 done; 2 bad input; 3 the --fail-on condition holds.`;
 
 const options = {
@@ -31,7 +33,7 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   const failMode = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["harmful", "any-harm"] as const, "harmful");
   const alpha = numberOption(values.alpha, "--alpha", 1e-6, 0.5) ?? 0.05;
 
-  const runs = [];
+  const loaded: LoadedRun[] = [];
   const ablationFiles = new Set<string>();
   for (const file of positionals) {
     const abs = path.resolve(file);
@@ -39,16 +41,18 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
       ablationFiles.add(abs);
       continue;
     }
-    const contents = await readRunFile(abs);
+    const contents = await readRunSummaries(abs);
     for (const w of contents.warnings) logger.warn(w);
-    runs.push({ header: contents.header, records: contents.records, stops: contents.stops });
+    loaded.push({ file: abs, header: contents.header, records: contents.records, stops: contents.stops });
     for (const sibling of siblingAblationFiles(abs)) ablationFiles.add(sibling);
   }
-  const ablations = [...ablationFiles].map((f) => {
-    const a = readAblationFile(f);
+  const runs = mergeShardRuns(loaded, logger);
+  const ablations = [];
+  for (const f of ablationFiles) {
+    const a = await readAblationFile(f);
     for (const w of a.warnings) logger.warn(w);
-    return a;
-  });
+    ablations.push(a);
+  }
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
   const output = render(report);

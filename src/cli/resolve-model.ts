@@ -1,10 +1,15 @@
 import { CancelledError, ModelConfigError } from "../core/errors.js";
+import { modelsCacheDir } from "../core/layout.js";
 import { silentLogger, type Logger } from "../core/logger.js";
+import { DEFAULT_LOCAL_MODEL, isLocalModelName, LOCAL_PREFIX, megabytes } from "../core/models/local/catalog.js";
+import { localRuntimeStatus, type RuntimeStatus } from "../core/models/local/runtime.js";
 
 /**
- * Decides which OpenAI-compatible endpoint and model a CLI run uses, so that a first run works without
- * reading docs: explicit flags, then the OpenAI environment variables, then a local Ollama server. When
- * nothing is configured the error lists, runnable as written, how to set up each supported backend.
+ * Decides which model a CLI run uses, so that a first run works without reading docs: explicit flags, then the
+ * OpenAI environment variables, then a local Ollama server, then the local default model (downloaded once and run
+ * in-process), announced in one line; `--no-local` or SKILL_FOLLOWING_NO_LOCAL=1 turns that last step off (CI,
+ * where a missing model must stay an error). A model named with `local:` runs in-process whatever else is set.
+ * When nothing is configured the error lists, runnable as written, how to set up each supported backend.
  * The key travels only in the returned value: it is never put in a message or log line.
  */
 
@@ -27,6 +32,10 @@ export interface ResolveModelInput {
   probeTimeoutMs?: number;
   logger?: Logger;
   signal?: AbortSignal;
+  /** `--no-local`: no local default when nothing else answers (also SKILL_FOLLOWING_NO_LOCAL=1). */
+  noLocal?: boolean;
+  /** Whether local models can run here (default: node-llama-cpp's prebuilt binary loads); asked before the fallback. */
+  localRuntime?: () => Promise<RuntimeStatus>;
 }
 
 export interface ResolvedModelConfig {
@@ -34,7 +43,15 @@ export interface ResolvedModelConfig {
   baseURL?: string;
   apiKey?: string;
   model: string;
-  source: "flags" | "env" | "ollama";
+  source: "flags" | "env" | "ollama" | "local-default";
+  /** The model runs in-process (`model` is `local:<name|file.gguf>`): no endpoint, no key. */
+  local?: true;
+}
+
+/** SKILL_FOLLOWING_NO_LOCAL: set to anything but "", "0" or "false". */
+export function noLocalFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const v = env.SKILL_FOLLOWING_NO_LOCAL?.trim().toLowerCase();
+  return v !== undefined && v !== "" && v !== "0" && v !== "false";
 }
 
 export async function resolveModelConfig(input: ResolveModelInput): Promise<ResolvedModelConfig> {
@@ -46,6 +63,15 @@ export async function resolveModelConfig(input: ResolveModelInput): Promise<Reso
   const envKey = nonEmpty(env.OPENAI_API_KEY);
   const envBase = nonEmpty(env.OPENAI_BASE_URL);
   const apiKey = nonEmpty(input.apiKey) ?? envKey;
+
+  // 0. A model named `local:` runs in-process, from a flag or (without a --model) the environment.
+  const localNamed = flagModel !== undefined ? (isLocalModelName(flagModel) ? { model: flagModel, source: "flags" as const } : undefined) : envModel && isLocalModelName(envModel) ? { model: envModel, source: "env" as const } : undefined;
+  if (localNamed) {
+    if (nonEmpty(input.baseUrl) !== undefined) {
+      throw new ModelConfigError(`${localNamed.model} runs in-process, so --base-url has nothing to do.`, { hint: "Drop --base-url, or name a model the endpoint serves.", hintIds: ["model", "baseUrl"] });
+    }
+    return { model: localNamed.model, source: localNamed.source, local: true };
+  }
 
   // 1. Explicit flags. `--base-url` alone is enough when the server lists its models.
   const flagBase = nonEmpty(input.baseUrl);
@@ -99,7 +125,25 @@ export async function resolveModelConfig(input: ResolveModelInput): Promise<Reso
     return { baseURL: `${ollama}/v1`, apiKey: OLLAMA_PLACEHOLDER_KEY, model, source: "ollama" };
   }
 
-  throw new ModelConfigError(unconfiguredMessage(ollama, probe.reason, flagModel), {
+  // 4. The local default, unless a model was named (never swapped for another) or the fallback is off.
+  const named = flagModel ?? envModel;
+  const off = input.noLocal === true || noLocalFromEnv(env);
+  let localNote: string;
+  if (named !== undefined) localNote = "";
+  else if (off) localNote = "The local default model is off (--no-local or SKILL_FOLLOWING_NO_LOCAL).";
+  else {
+    const runtime = await (input.localRuntime ?? localRuntimeStatus)();
+    if (runtime.ok) {
+      const e = DEFAULT_LOCAL_MODEL;
+      logger.info(
+        `model: no API key, endpoint or Ollama found, so using the local default ${e.title} (${megabytes(e.bytes)}, ${e.license}), downloaded once to ${modelsCacheDir(env)} and run in-process; --no-local turns this off`,
+      );
+      return { model: `${LOCAL_PREFIX}${e.name}`, source: "local-default", local: true };
+    }
+    // Never download what cannot run: say why instead.
+    localNote = `The local default model cannot run in this installation (${runtime.reason}).`;
+  }
+  throw new ModelConfigError([unconfiguredMessage(ollama, probe.reason, flagModel), localNote].filter(Boolean).join("\n"), {
     hint: "Set OPENAI_API_KEY, start Ollama, or pass --base-url and --model for any OpenAI-compatible server.",
     hintIds: ["apiKey", "baseUrl", "model"],
   });
@@ -119,6 +163,7 @@ export function unconfiguredMessage(ollamaUrl: string, ollamaReason: string, mod
     "  llama.cpp:   llama-server -m <model>.gguf --port 8080   then --base-url http://127.0.0.1:8080/v1 --model <any name>",
     "  OpenRouter:  export OPENAI_API_KEY=<openrouter key> OPENAI_BASE_URL=https://openrouter.ai/api/v1   then --model openai/gpt-4o-mini",
     "  VS Code:     inside the editor, run \"Skill Following: Evaluate This Skill\" and pick one of the editor's own language models (e.g. Copilot); no key needed.",
+    `  Local:       --model local:${DEFAULT_LOCAL_MODEL.name} (${megabytes(DEFAULT_LOCAL_MODEL.bytes)}, downloaded once) or --model local:<file.gguf>: runs in-process, no server, no key`,
     "With --base-url and no --model, the server's first listed model (GET <base-url>/models) is used.",
   ].join("\n");
 }

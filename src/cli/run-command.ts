@@ -1,20 +1,29 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { freshRunFile, taskSetCacheDir } from "../core/layout.js";
+import { ensureDataDir, freshRunFile, taskSetCacheDir } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
+import { createOpenAIBatchClient } from "../core/models/batch-client.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
+import { DEFAULT_LOCAL_MODEL, megabytes } from "../core/models/local/catalog.js";
+import type { ModelClient } from "../core/models/types.js";
+import type { RunSettings } from "../core/settings.js";
+import type { TaskSet } from "../core/tasks/schema.js";
+import { openLocalModel } from "./local-model.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
+import { readRunSummaries } from "../core/runs/store.js";
+import { assertShardable, parseShardSpec } from "../core/runs/shard.js";
 import { scanSkills } from "../core/skills/index.js";
 import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
 import { loadTaskSet } from "../core/tasks/index.js";
 import { parse } from "./args.js";
 import { cliLayout } from "./paths.js";
 import { SETTING_OPTIONS, runSettingsFromArgs, settingsUsage } from "./settings.js";
+import { progressLine } from "../shared/progress.js";
 
 const TASK_SET_NAMES = TASK_SET_CATALOG.map((e) => e.name).join("|");
 
@@ -27,6 +36,8 @@ const INPUT_OPTIONS = {
   out: { type: "string" },
   resume: { type: "boolean" },
   "cache-dir": { type: "string" },
+  "no-local": { type: "boolean" },
+  shard: { type: "string" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -37,10 +48,14 @@ export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>.
   --skills <path>...            Skill folders or SKILL.md files (repeat the flag, or separate with commas).
   --tasks <file|name>           A task file (JSONL, EvalPlus, GSM8K, MATH-500), or a public set by name (downloaded once).
   --model <name>                Model name sent to the endpoint. Default: SKILL_FOLLOWING_MODEL, else the endpoint's first.
-  --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama.
+                                local:<name> or local:<file.gguf> runs a GGUF model in-process (no server, no key).
+  --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama,
+                                else the local default model (${DEFAULT_LOCAL_MODEL.name}, ${megabytes(DEFAULT_LOCAL_MODEL.bytes)}, downloaded once).
+  --no-local                    No local default: with nothing configured, stop with an error (or SKILL_FOLLOWING_NO_LOCAL=1).
   --out <run.jsonl>             The run file. Default: .skill-following/runs/<skills>--<tasks>--<model>--<time>.jsonl.
   --resume                      Continue the run file given with --out (finished runs are kept).
   --cache-dir <dir>             Where responses, expected outputs and verdicts are cached. Default: .skill-following/cache.
+  --shard <k/n>                 Run only shard k of n (tasks split by a hash of their id); join the n run files with merge.
   --quiet | --verbose           Less or more on stderr.
 Evaluation options:
   --rae-only                    Short for --design rae-only.
@@ -60,6 +75,9 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   if (skillPaths.length === 0) throw new InputError(`--skills is required\n\n${RUN_USAGE}`);
   if (!values.tasks) throw new InputError(`--tasks is required\n\n${RUN_USAGE}`);
   const settings = runSettingsFromArgs(values);
+  const shard = values.shard === undefined ? undefined : parseShardSpec(values.shard);
+  // Refused before any download or model lookup: the combination can never run.
+  assertShardable(settings.stopWhen, shard);
 
   for (const p of skillPaths) if (!existsSync(p)) throw new InputError(`--skills ${p}: no such file or folder`);
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));
@@ -73,41 +91,95 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const taskSet = await loadTaskSet(tasksFile);
   for (const issue of taskSet.issues) logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
 
-  const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env });
+  const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env, logger, noLocal: values["no-local"] ?? false, signal });
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
-  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
   const layout = cliLayout(values["cache-dir"]);
+  if (config.local && settings.batch) throw new InputError(`${config.model} runs in-process: there is no batch API to send its requests to; drop --batch`);
+  const effective = config.source === "local-default" ? firstRunSubset(settings, taskSet, logger) : settings;
+  const local = config.local ? await openLocalModel(config.model, { logger, signal }) : undefined;
+  try {
+    const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
+    const inner: ModelClient =
+      local ??
+      (settings.batch
+        ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
+        : createOpenAIClient(clientOptions));
+    const model = local?.name ?? config.model;
+    return await evaluateAndReport({ values, skillPaths, scan, taskSet, settings: effective, shard, inner, model, endpoint, layout, logger, signal });
+  } finally {
+    // The weights (hundreds of MB) are freed as soon as the evaluation is over.
+    await local?.dispose();
+  }
+}
+
+/**
+ * With the local default the main job runs the first LOCAL_DEFAULT_TASKS tasks, so a first run on two CPU cores
+ * ends in minutes; an explicit --limit (or a configured model) runs what it says.
+ */
+export const LOCAL_DEFAULT_TASKS = 6;
+
+function firstRunSubset(settings: RunSettings, taskSet: TaskSet, logger: Logger): RunSettings {
+  if (settings.limit !== undefined || taskSet.tasks.length <= LOCAL_DEFAULT_TASKS) return settings;
+  logger.info(`local default: evaluating the first ${LOCAL_DEFAULT_TASKS} of ${taskSet.tasks.length} tasks so a first run on a laptop CPU ends in minutes; --limit ${taskSet.tasks.length} runs them all`);
+  return { ...settings, limit: LOCAL_DEFAULT_TASKS };
+}
+
+interface EvaluationInputs {
+  values: ReturnType<typeof parseRunArgs>["values"];
+  skillPaths: string[];
+  scan: Awaited<ReturnType<typeof scanSkills>>;
+  taskSet: TaskSet;
+  settings: RunSettings;
+  shard: ReturnType<typeof parseShardSpec> | undefined;
+  inner: ModelClient;
+  model: string;
+  endpoint: string | undefined;
+  layout: ReturnType<typeof cliLayout>;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
+  const { values, skillPaths, scan, taskSet, settings, shard, inner, model, endpoint, layout, logger, signal } = i;
+  ensureDataDir(layout);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
-  const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model: config.model });
-  logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
+  const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model });
+  logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
+  let lastPhase = "";
   try {
     const result = await evaluate(settings, {
       skills: scan.skills,
       taskSet,
       client,
-      model: config.model,
+      model,
       ...(endpoint ? { baseUrl: endpoint } : {}),
       grader,
       runFile,
       resume: values.resume ?? false,
+      ...(shard ? { shard } : {}),
+      // The report below reads the run file back: nothing per run is held while the evaluation runs.
+      keepRecords: false,
       logger,
       signal,
       onProgress: (p) => {
+        // Every 5 s, and at once when the run moves to another phase (starting the sandbox → model calls → …).
         const now = Date.now();
-        if (now - lastPrint < 2000 && p.done < p.total) return;
+        if (now - lastPrint < 5000 && p.phase === lastPhase && p.done < p.total) return;
+        if (p.phase === "done" && lastPhase === "done") return;
         lastPrint = now;
-        const rae = p.runningRae === null ? "n/a" : p.runningRae.toFixed(3);
-        logger.info(`  ${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${rae}`);
+        lastPhase = p.phase;
+        logger.info(`  ${progressLine(p)}`);
       },
     });
-    const report = buildReport([{ header: result.header, records: result.records }]);
+    const back = await readRunSummaries(result.runFile);
+    const report = buildReport([{ header: result.header, records: back.records, stops: back.stops }]);
     process.stdout.write(`${renderText(report)}\n`);
     process.stdout.write(`run file: ${result.runFile}\n`);
     if (result.stopReason === "cancelled") {
@@ -123,6 +195,15 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   } finally {
     await grader.dispose();
   }
+}
+
+/** SKILL_FOLLOWING_BATCH_POLL_MS: a fixed interval between polls of a batch (default: 5 s growing to 60 s). */
+function batchPollOption(env: NodeJS.ProcessEnv): { pollMs?: number } {
+  const raw = env.SKILL_FOLLOWING_BATCH_POLL_MS;
+  if (raw === undefined || raw === "") return {};
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) throw new InputError(`SKILL_FOLLOWING_BATCH_POLL_MS must be a number of milliseconds (got '${raw}')`);
+  return { pollMs: ms };
 }
 
 /** What the run file name says was evaluated: one skill's or folder's name, or "library" for several. */

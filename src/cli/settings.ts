@@ -24,6 +24,7 @@ export const SETTING_FLAGS: Readonly<Record<RunSettingKey, { flag: string; value
   alpha: { flag: "alpha", value: "a" },
   timeoutSeconds: { flag: "timeout", value: "seconds" },
   responseCache: { flag: "no-cache", negates: true },
+  batch: { flag: "batch" },
 };
 
 const RAE_ONLY = "rae-only";
@@ -66,6 +67,10 @@ export function runSettingsFromArgs(values: Record<string, string | boolean | (s
     if (raw === undefined) continue;
     if (negates) {
       if (raw === true) input[key] = false;
+      continue;
+    }
+    if (RUN_SETTING_SPECS[key].type === "boolean") {
+      if (raw === true) input[key] = true;
       continue;
     }
     input[key] = convert(key, String(raw), RUN_SETTING_SPECS[key]);

@@ -11,9 +11,11 @@ import type { RunSettingKey } from "./settings.js";
  * model: the model name · baseUrl: the OpenAI-compatible endpoint · modelProvider: which kind of endpoint answers
  * (OpenAI-compatible, or the editor's own language models) · apiKey · runFile: where the run file goes ·
  * resume: continue an existing run file · taskSet: which tasks to evaluate on · taskSetMirror: a mirror for
- * task-set downloads · log: the detailed log · file: the file (and line) the error names.
+ * task-set downloads · log: the detailed log · file: the file (and line) the error names · modelsMirror: where local
+ * models are downloaded from (a mirror, or the models folder to copy a file into) · noLocal: turning off the local
+ * default model.
  */
-export const INPUT_HINT_IDS = ["model", "baseUrl", "modelProvider", "apiKey", "runFile", "resume", "taskSet", "taskSetMirror", "log", "file"] as const;
+export const INPUT_HINT_IDS = ["model", "baseUrl", "modelProvider", "apiKey", "runFile", "resume", "taskSet", "taskSetMirror", "log", "file", "modelsMirror", "noLocal"] as const;
 
 /**
  * What fixes an error, named without a host: an evaluation option (a RunSettings key) or one of INPUT_HINT_IDS.

@@ -15,6 +15,7 @@ import { runSettingsFromConfig } from "./config-schema.js";
 import { needs } from "./errors-ui.js";
 import { evaluateSkill, requireTrust, type EvaluateOutcome } from "./evaluate-flow.js";
 import { resolveClient } from "./models/client.js";
+import { assertRunWeights, isLocalModelName, runLocalModelName } from "../core/models/local/catalog.js";
 import { buildReportModel } from "./report-view-model.js";
 import { toStored, type SkillSectionResults } from "./section-results.js";
 import type { Services } from "./services.js";
@@ -78,7 +79,11 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
   const scan = await scanSkills(h.skills.map((s) => s.file));
   const taskSet = await loadTaskSet(h.taskSet.file);
   const settings = runSettingsFromConfig(svc.config.get());
-  const { client } = await resolveClient(svc, h.model.name, settings);
+  // A local run re-runs its own GGUF (checked by sha256); `dispose` frees it afterwards. Section ablation calls
+  // the model one request at a time, whatever the batch setting.
+  const local = isLocalModelName(h.model.name);
+  const { client, dispose } = await resolveClient(svc, local ? runLocalModelName(h.model) : h.model.name, { ...settings, batch: false });
+  if (local && client.weights) assertRunWeights(h.model, client.weights);
   const base: Omit<AblateOptions, "grader"> = {
     run: { file: run.file, header: h, records: run.records },
     skills: scan.skills,
@@ -92,7 +97,7 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
     ...(opts.pairs ? { pairs: true } : {}),
     logger: svc.logger,
   };
-  const plan = planOrFresh(base);
+  const plan = await planOrFresh(base);
   const e = plan.estimate;
   svc.logger.info(`Find What Harms: ${describeEstimate(e, last.name)} → ${plan.file}`);
   if (opts.confirm !== false && plan.pending > 0) {
@@ -121,6 +126,7 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
       } finally {
         sub.dispose();
         signal.removeEventListener("abort", onAbort);
+        await dispose?.();
       }
     }),
   );
@@ -150,9 +156,9 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
 }
 
 /** Resume the default ablation file when it is this ablation's; otherwise start a new one beside it. */
-function planOrFresh(base: AblationPlanInput): AblationPlan {
+async function planOrFresh(base: AblationPlanInput): Promise<AblationPlan> {
   try {
-    return planAblation(base);
+    return await planAblation(base);
   } catch (err) {
     if (!(err instanceof InputError) || !/cannot resume/.test(err.message)) throw err;
     const first = defaultAblationFile(base.run.file, base.skillName);

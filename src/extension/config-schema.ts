@@ -27,6 +27,7 @@ export const RUN_SETTING_CONFIG_KEYS = {
   alpha: "alpha",
   timeoutSeconds: "requestTimeoutSeconds",
   responseCache: "responseCache",
+  batch: "batch",
 } as const satisfies Record<RunSettingKey, string>;
 
 type RunSettingConfigKey = (typeof RUN_SETTING_CONFIG_KEYS)[RunSettingKey];

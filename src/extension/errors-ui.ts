@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { ModelRequestError, SkillFollowingError } from "../core/errors.js";
+import { CancelledError, ModelRequestError, SkillFollowingError } from "../core/errors.js";
 import { COMMANDS } from "./command-ids.js";
 import { editorErrorText, editorHint, type EditorHint } from "./hints.js";
 import type { ExtensionLogger } from "./logger.js";
@@ -15,6 +15,12 @@ function buttonFor(hint: EditorHint): Button | undefined {
 
 /** Turns the core's typed errors into notifications whose text names settings and commands, and whose buttons fix the problem. */
 export async function showError(err: unknown, logger: ExtensionLogger): Promise<void> {
+  // The user cancelled (a download, say): say what was kept, not that something failed.
+  if (err instanceof CancelledError) {
+    logger.info(err.message);
+    void vscode.window.showInformationMessage(err.message.charAt(0).toUpperCase() + err.message.slice(1));
+    return;
+  }
   const e = err instanceof Error ? err : new Error(String(err));
   logger.error(e);
   const opts = e instanceof SkillFollowingError ? e.options : {};

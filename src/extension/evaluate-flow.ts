@@ -22,6 +22,8 @@ export interface EvaluateOptions {
   model?: string;
   /** Do not open or reveal the report panel (evaluate-on-save refreshes open panels instead). */
   background?: boolean;
+  /** Compare Models: which of the models this is ("model 2 of 3 (name)"). */
+  ordinal?: string;
 }
 
 export interface EvaluateOutcome {
@@ -30,10 +32,16 @@ export interface EvaluateOutcome {
   view?: ReportView;
 }
 
+/**
+ * Restricted Mode (untrustedWorkspaces: limited): SKILL.md checks and reports work; an evaluation explains why it
+ * needs trust and offers to grant it.
+ */
 export async function requireTrust(): Promise<boolean> {
   if (vscode.workspace.isTrusted) return true;
-  await needs("Evaluations run model-generated code, so they need a trusted workspace.", "Manage Workspace Trust", () =>
-    vscode.commands.executeCommand("workbench.trust.manage"),
+  await needs(
+    "Evaluations run model-generated code and call the model endpoint this workspace's settings name, so they need a trusted workspace. SKILL.md checks and reports work without it.",
+    "Trust This Workspace…",
+    () => vscode.commands.executeCommand("workbench.trust.manage"),
   );
   return false;
 }
@@ -54,7 +62,8 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
 
   const cfg = svc.config.get();
   const settings = runSettingsFromConfig(cfg);
-  const { client, modelName: resolvedModel, baseUrl } = await resolveClient(svc, modelName, settings);
+  // A local model loads on its first call; `dispose` frees it once the evaluation is over.
+  const { client, modelName: resolvedModel, baseUrl, dispose } = await resolveClient(svc, modelName, settings);
   // The whole set: the engine applies the limit itself, after the seeded shuffle when stopping early.
   const taskSet = await loadTaskSet(taskSetFile);
   for (const issue of taskSet.issues.slice(0, 20)) svc.logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
@@ -70,12 +79,13 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   svc.logger.info(`${resume ? "resuming" : "starting"} evaluation of ${label} on ${taskSet.name} (${taskSet.tasks.length} tasks) with ${resolvedModel} → ${runFile}`);
 
   const outcome = await svc.runner
-    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), settings, label, runFile, resume })
+    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), settings, label, runFile, resume, ...(opts.ordinal ? { ordinal: opts.ordinal } : {}) })
     .catch(async (err: unknown) => {
       // A failed evaluation (bad key, endpoint down) keeps its finished runs: the next identical one resumes it.
       if (existsSync(runFile)) await svc.results.setIncompleteRun(configKey, runFile);
       throw err;
-    });
+    })
+    .finally(() => dispose?.());
   if (outcome.cancelled) {
     await svc.results.setIncompleteRun(configKey, runFile);
     const done = outcome.result?.records.length;
@@ -95,6 +105,8 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   const view = buildReportView([run], cfg.alpha);
   await svc.results.set(skillResults(run, view));
   if (opts.background) {
+    // The report of this skill the user has open now shows the new run (or its stale banner, if the skill changed again).
+    if (!opts.ordinal) await svc.reports.retargetSkills(skills.map((s) => s.file), runFile);
     await svc.reports.refreshRun(runFile);
     const h = view.headline;
     vscode.window.setStatusBarMessage(`Skill Following: ${label} re-evaluated · ${h.rescued} rescued · ${h.harmed} harmed where retrieved`, 10_000);

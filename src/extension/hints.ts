@@ -28,6 +28,9 @@ const INPUTS: Readonly<Record<Exclude<HintId, RunSettingKey>, EditorHint>> = {
   taskSet: command("downloadTaskSet"),
   taskSetMirror: setting("taskSetMirror"),
   log: command("showLog"),
+  modelsMirror: { kind: "text", text: "copy the .gguf file into the models folder, or start VS Code with SKILL_FOLLOWING_MODELS_MIRROR set" },
+  // The editor never falls back to a local model by itself: it is one entry of the model picker.
+  noLocal: { kind: "text", text: "pick another model" },
   // errors-ui adds an Open File button from the error's file and line.
   file: { kind: "text", text: "" },
 };

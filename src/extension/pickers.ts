@@ -1,9 +1,12 @@
 import * as vscode from "vscode";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { taskSetCacheDir } from "../core/layout.js";
 import { TASK_SET_CATALOG } from "../core/tasks/download.js";
 import { COMMANDS } from "./command-ids.js";
+import { modelsCacheDir } from "../core/layout.js";
+import { localRuntime } from "./models/local.js";
+import { localPickerEntry } from "./models/local-choice.js";
 import type { Services } from "./services.js";
 
 /** Task-set and model pickers. Both remember the last choice (globalState) and offer it first. */
@@ -17,6 +20,33 @@ function legacyTaskSetDir(svc: Services): string {
 
 export async function rememberTaskSet(svc: Services, file: string): Promise<void> {
   await svc.ext.globalState.update(LAST_TASK_SET, file);
+}
+
+/** The sample task sets shipped in the extension (`samples/*.jsonl`): a first evaluation needs no download. */
+export interface BuiltinTaskSet {
+  file: string;
+  title: string;
+  tasks: number;
+}
+
+const BUILTIN_TITLES: Record<string, string> = { "python-basics.jsonl": "Python basics", "math-word.jsonl": "Math word problems" };
+
+export function builtinTaskSets(extensionPath: string): BuiltinTaskSet[] {
+  const dir = path.join(extensionPath, "samples");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()
+    .map((f) => {
+      const file = path.join(dir, f);
+      const tasks = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").length;
+      return { file, title: BUILTIN_TITLES[f] ?? path.basename(f, ".jsonl"), tasks };
+    });
+}
+
+/** The built-in task set of this kind of task ("math", "python"), for Try the Example. */
+export function builtinTaskSet(extensionPath: string, name: "math-word" | "python-basics"): string | undefined {
+  return builtinTaskSets(extensionPath).find((t) => path.basename(t.file) === `${name}.jsonl`)?.file;
 }
 
 interface FileItem extends vscode.QuickPickItem {
@@ -34,6 +64,7 @@ export async function pickTaskSet(svc: Services): Promise<string | undefined> {
     items.push({ label, description, detail: file, file });
   };
   if (last) add(last, path.basename(last), "last used");
+  for (const b of builtinTaskSets(svc.ext.extensionUri.fsPath)) add(b.file, b.title, `built-in · ${b.tasks} tasks`);
   for (const dir of [taskSetCacheDir(), legacyTaskSetDir(svc)]) {
     for (const e of TASK_SET_CATALOG) add(path.join(dir, e.name, e.fileName), e.title, `downloaded · ${e.records} tasks`);
   }
@@ -56,7 +87,7 @@ export async function rememberModel(svc: Services, model: string): Promise<void>
   await svc.ext.globalState.update(LAST_MODEL, model);
 }
 
-async function lmModelItems(): Promise<vscode.QuickPickItem[]> {
+export async function lmModelItems(): Promise<vscode.QuickPickItem[]> {
   try {
     const models = await vscode.lm.selectChatModels();
     return models.map((m) => ({ label: m.id, description: `${m.vendor} · ${m.family}`, detail: m.name }));
@@ -65,13 +96,22 @@ async function lmModelItems(): Promise<vscode.QuickPickItem[]> {
   }
 }
 
+/** The local model entry, where node-llama-cpp's binary loads here (models/local-choice.ts). */
+async function localItems(): Promise<ModelItem[]> {
+  const entry = localPickerEntry((await localRuntime()).ok, modelsCacheDir());
+  return entry ? [entry] : [];
+}
+
+type ModelItem = vscode.QuickPickItem & { model?: string };
+
 /** One model, or several when `many` (Compare Models…). */
 export async function pickModels(svc: Services, many: boolean): Promise<string[] | undefined> {
   const cfg = svc.config.get();
   const last = svc.ext.globalState.get<string>(LAST_MODEL);
-  let items: vscode.QuickPickItem[];
+  let items: ModelItem[];
+  const local = await localItems();
   if (cfg.modelProvider === "vscode-lm") {
-    items = await lmModelItems();
+    items = [...(await lmModelItems()), ...local];
     if (items.length === 0) {
       const open = "Open Settings";
       const pick = await vscode.window.showWarningMessage(
@@ -82,11 +122,11 @@ export async function pickModels(svc: Services, many: boolean): Promise<string[]
       return undefined;
     }
   } else {
-    const names = [...new Set([last, cfg.model, ...cfg.models].filter((m): m is string => !!m))];
+    const names = [...new Set([last, cfg.model, ...cfg.models].filter((m): m is string => !!m && !local.some((l) => l.model === m)))];
     items = names.map((n) => ({ label: n, description: n === last ? "last used" : n === cfg.model ? "skillFollowing.model" : cfg.baseUrl }));
-    items.push({ label: "$(edit) Other model…", description: "type a model name" });
+    items.push(...local, { label: "$(edit) Other model…", description: "type a model name" });
   }
-  if (last) items.sort((a, b) => Number(b.label === last) - Number(a.label === last));
+  if (last) items.sort((a, b) => Number((b.model ?? b.label) === last) - Number((a.model ?? a.label) === last));
   const picked = many
     ? await vscode.window.showQuickPick(items, { title: "Models to compare", canPickMany: true, ignoreFocusOut: true })
     : await vscode.window.showQuickPick(items, { title: "Model", placeHolder: cfg.modelProvider === "vscode-lm" ? "VS Code language model" : cfg.baseUrl, ignoreFocusOut: true }).then((p) => (p ? [p] : undefined));
@@ -96,7 +136,7 @@ export async function pickModels(svc: Services, many: boolean): Promise<string[]
     if (p.label.startsWith("$(edit)")) {
       const typed = await vscode.window.showInputBox({ title: "Model name", prompt: `Model name at ${cfg.baseUrl}`, ignoreFocusOut: true });
       if (typed?.trim()) out.push(typed.trim());
-    } else out.push(p.label);
+    } else out.push((p as ModelItem).model ?? p.label);
   }
   if (out.length === 1) await rememberModel(svc, out[0]!);
   return out.length ? out : undefined;

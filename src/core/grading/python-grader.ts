@@ -81,6 +81,8 @@ export type PythonGrader = Grader & {
   ready(): Promise<number>;
   /** Expected outputs of a task (computed once by a reference process, then cached in memory and in cacheDir). */
   expected(task: PythonFunctionTask): Promise<ExpectedOutputs>;
+  /** Of these tasks, how many have their expected outputs ready, and how many are being computed now (for progress). */
+  expectedStatus(tasks: readonly PythonFunctionTask[]): { done: number; total: number; computing: number };
   /** The sandbox itself (benchmarks and tests). */
   readonly pool: SandboxPool;
 };
@@ -91,6 +93,61 @@ export function taskHash(task: PythonFunctionTask, runtime: string): string {
   return createHash("sha256")
     .update(JSON.stringify({ f: EXPECTED_FORMAT, harness: HARNESS_HASH, runtime, code: task.canonicalSolution, entry: task.entryPoint, tests }))
     .digest("hex");
+}
+
+
+
+/** Expected outputs by task: computed once (in memory while in flight, then on disk), with counts for the progress line. */
+class ExpectedStore {
+  private readonly memo = new Map<string, Promise<ExpectedOutputs>>();
+  // Hashing a task reads all its inputs (MBPP+ has megabytes of them): once per task object, not per progress tick.
+  private readonly hashes = new WeakMap<PythonFunctionTask, string>();
+  /** Hashes whose expected outputs are known (computed or read from the cache). */
+  private readonly resolved = new Set<string>();
+  private computing = 0;
+
+  constructor(
+    private readonly cache: JsonFileCache<ExpectedOutputs> | undefined,
+    private readonly runtime: string,
+  ) {}
+
+  private hashOf(t: PythonFunctionTask): string {
+    let h = this.hashes.get(t);
+    if (h === undefined) this.hashes.set(t, (h = taskHash(t, this.runtime)));
+    return h;
+  }
+
+  get(task: PythonFunctionTask, compute: () => Promise<ExpectedOutputs>): Promise<ExpectedOutputs> {
+    const hash = this.hashOf(task);
+    let p = this.memo.get(hash);
+    if (p) return p;
+    const cached = this.cache?.getSync(hash);
+    if (cached) {
+      this.resolved.add(hash);
+      p = Promise.resolve(cached);
+    } else {
+      this.computing++;
+      p = compute().then(
+        (v) => {
+          this.computing--;
+          this.resolved.add(hash);
+          this.cache?.setSync(hash, v);
+          return v;
+        },
+        (err: unknown) => {
+          this.computing--;
+          throw err;
+        },
+      );
+    }
+    this.memo.set(hash, p);
+    p.catch(() => this.memo.delete(hash));
+    return p;
+  }
+
+  status(tasks: readonly PythonFunctionTask[]): { done: number; total: number; computing: number } {
+    return { done: tasks.filter((t) => this.resolved.has(this.hashOf(t))).length, total: tasks.length, computing: this.computing };
+  }
 }
 
 /** The sandbox a grader checks in: its pool sizes, memory cap, grace and caches, from the grader's options. */
@@ -118,8 +175,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   const memoryMb = options.memoryMb ?? 2048;
   const graceMs = options.graceMs ?? 250;
   const pool = sandboxFor(options, logger, memoryMb, graceMs);
-  const memo = new Map<string, Promise<ExpectedOutputs>>();
-  const expectedCache = options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined;
+  const expectedStore = new ExpectedStore(options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined, pool.runtime);
   const verdictCache = options.verdictCacheDir ? new JsonFileCache(options.verdictCacheDir, VerdictSchema, { logger, name: "verdict cache", onMiss: "checking again" }) : undefined;
 
   const testsHashes = new WeakMap<PythonFunctionTask, string>();
@@ -152,22 +208,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     return r;
   }
 
-  function expected(task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> {
-    const hash = taskHash(task, pool.runtime);
-    let p = memo.get(hash);
-    if (!p) {
-      const cached = expectedCache?.getSync(hash);
-      p = cached
-        ? Promise.resolve(cached)
-        : computeExpected(task, signal).then((v) => {
-            expectedCache?.setSync(hash, v);
-            return v;
-          });
-      memo.set(hash, p);
-      p.catch(() => memo.delete(hash));
-    }
-    return p;
-  }
+  const expected = (task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> => expectedStore.get(task, () => computeExpected(task, signal));
 
   async function check(job: CheckJob, checkPlan: CheckPlan, priority: number, signal?: AbortSignal): Promise<CheckResult> {
     return pool.runAnswer(job, new CheckDriver(checkPlan), { signal, priority });
@@ -219,6 +260,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     pool,
     ready: () => pool.ready(),
     expected: (task) => expected(task),
+    expectedStatus: (tasks) => expectedStore.status(tasks),
     grade,
     dispose: () => pool.finish(),
   };

@@ -30,6 +30,25 @@ export interface OpenAIClientOptions {
   env?: Record<string, string | undefined>;
   /** Waits between attempts (default: a timer that a cancel cuts short). Tests inject one to observe backoff without waiting. */
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  /** The clock a response's latencyMs is read from (default performance.now); tests inject one with the sleep. */
+  now?: () => number;
+  /**
+   * The deadline of one attempt: a signal that fires when the attempt has taken too long (default: a timer of
+   * timeoutMs). Tests inject one that fires on an event (the server reports the request stalled) instead of time.
+   */
+  attemptDeadline?: (request: ChatRequest, attempt: number) => AttemptDeadline;
+}
+
+export interface AttemptDeadline {
+  signal: AbortSignal;
+  /** Called when the attempt ends either way. */
+  dispose(): void;
+}
+
+function timerDeadline(timeoutMs: number): AttemptDeadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -104,7 +123,11 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined): Pro
   });
 }
 
-export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
+/**
+ * The endpoint of an OpenAI-compatible client from its options and the environment, checked: a URL that can work,
+ * and a key unless the server is local. `id` is the client id (also the batch client's, so both share one cache).
+ */
+export function openAIEndpoint(options: Pick<OpenAIClientOptions, "baseURL" | "apiKey" | "model" | "env">): { baseURL: string; apiKey: string; endpoint: string; id: string } {
   const env = options.env ?? process.env;
   const baseURL = options.baseURL || env.OPENAI_BASE_URL || DEFAULT_BASE_URL;
   const given = options.apiKey || env.OPENAI_API_KEY;
@@ -115,9 +138,13 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
       hintIds: ["apiKey", "baseUrl"],
     });
   }
-  const apiKey = given || LOCAL_DUMMY_KEY;
-  const timeoutMs = options.timeoutMs ?? 120_000;
   const endpoint = describeEndpoint(baseURL);
+  return { baseURL, apiKey: given || LOCAL_DUMMY_KEY, endpoint, id: `openai-compatible:${options.model}@${endpoint}` };
+}
+
+export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
+  const { baseURL, apiKey, endpoint, id } = openAIEndpoint(options);
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const sdk = new OpenAI({
     apiKey,
     baseURL,
@@ -127,7 +154,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     logLevel: "off",
   });
   const retrier = new Retrier({
-    id: `openai-compatible:${options.model}@${endpoint}`,
+    id,
     endpoint,
     model: options.model,
     wire: new WireExchange(sdk, options.stream ?? false),
@@ -137,12 +164,14 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     backoff: { baseMs: options.retryBaseMs ?? 500, maxMs: options.maxBackoffMs ?? 20_000, maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000 },
     logger: options.logger ?? silentLogger,
     sleep: options.sleep ?? abortableSleep,
+    now: options.now ?? (() => performance.now()),
+    deadline: options.attemptDeadline ?? (() => timerDeadline(timeoutMs)),
   });
   return { id: retrier.id, complete: (request, callOptions) => retrier.complete(request, callOptions) };
 }
 
 /** Whatever a server echoes back, the key never leaves this module in a message. */
-class Redaction {
+export class Redaction {
   constructor(private readonly apiKey: string) {}
 
   text(text: string): string {
@@ -215,6 +244,8 @@ interface RetrierConfig {
   backoff: { baseMs: number; maxMs: number; maxRetryAfterMs: number };
   logger: Logger;
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  now: () => number;
+  deadline: (request: ChatRequest, attempt: number) => AttemptDeadline;
 }
 
 /** The one retry layer: attempts under their own deadline, backoff honouring Retry-After, typed final errors. */
@@ -260,21 +291,25 @@ class Retrier {
   private async attempt(request: ChatRequest, n: number, userSignal: AbortSignal | undefined): Promise<Outcome> {
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const deadline = this.c.deadline(request, n);
+    const onDeadline = (): void => {
       timedOut = true;
       controller.abort();
-    }, this.c.timeoutMs);
+    };
+    if (deadline.signal.aborted) onDeadline();
+    else deadline.signal.addEventListener("abort", onDeadline, { once: true });
     const onUserAbort = (): void => controller.abort();
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
-    const started = performance.now();
+    const started = this.c.now();
     try {
       const result = await this.c.wire.send(request, controller.signal);
-      return { ok: true, response: { ...result, latencyMs: Math.round(performance.now() - started), attempts: n } };
+      return { ok: true, response: { ...result, latencyMs: Math.round(this.c.now() - started), attempts: n } };
     } catch (error) {
       if (userSignal?.aborted) throw new CancelledError();
       return { ok: false, failure: classifyFailure(error, timedOut), error };
     } finally {
-      clearTimeout(timer);
+      deadline.signal.removeEventListener("abort", onDeadline);
+      deadline.dispose();
       userSignal?.removeEventListener("abort", onUserAbort);
     }
   }

@@ -1,6 +1,10 @@
+import type { BatchProgress } from "../../shared/progress.js";
+import type { Logger } from "../logger.js";
+
 /**
  * The model seam. The engine only talks to `ModelClient`; implementations: the OpenAI-compatible client
- * (package `openai`), the response cache wrapper, and VS Code's language model API in the extension.
+ * (package `openai`), a local GGUF model in-process (local/, node-llama-cpp), the response cache wrapper, and VS
+ * Code's language model API in the extension.
  * Messages use the OpenAI chat shape because every supported endpoint speaks it.
  */
 
@@ -57,8 +61,44 @@ export interface CallOptions {
   sampleIndex: number;
 }
 
+/** The weights an in-process model runs (local GGUF models); recorded in the run header. */
+export interface ModelWeights {
+  file: string;
+  sha256: string;
+  bytes: number;
+}
+
 export interface ModelClient {
   /** A stable description for run headers, e.g. `openai-compatible:gpt-4o-mini@http://…/v1`. Never contains a key. */
   readonly id: string;
+  /** Set by clients that run a model file themselves: which file, by hash. */
+  readonly weights?: ModelWeights;
   complete(request: ChatRequest, options: CallOptions): Promise<ChatResponse>;
+  /** Present when calls go through a provider's batch API (batch mode): the engine tells it when runs start and end. */
+  readonly batch?: BatchGate;
+}
+
+/** One batch job as the provider last reported it: for progress (the shared progress line shows it). */
+export type BatchStatus = BatchProgress;
+
+export interface BatchSessionOptions {
+  /** Where the batch ids of this evaluation are recorded, so a restart re-attaches to batches still in flight. */
+  journalFile: string;
+  logger?: Logger;
+  /** Stops polling (batches stay at the provider; the journal keeps them). */
+  signal?: AbortSignal;
+  onStatus?: (batches: readonly BatchStatus[]) => void;
+}
+
+/**
+ * Batch mode's side of the engine. A batch holds one request of every run that is waiting for the model, so the
+ * client must know how many runs are between their first request and their answer: when every such run is waiting,
+ * the round goes out (no timer decides it). A run is started before its first request and ended after its last.
+ */
+export interface BatchGate {
+  begin(options: BatchSessionOptions): Promise<void>;
+  runStarted(): void;
+  runEnded(): void;
+  /** Stops polling and closes the journal; batches in flight stay at the provider for the next session. */
+  end(): Promise<void>;
 }

@@ -3,12 +3,14 @@ import { PROMPT_VERSION } from "../agent/prompts.js";
 import { InputError } from "../errors.js";
 // The run file is shared and committed; a key hidden in the base URL (user:key@, ?api-key=) must not reach it.
 import { describeEndpoint } from "../models/openai-client.js";
+import type { ModelWeights } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
 import { skillLibraryHash } from "../skills/index.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
 import { seededShuffle } from "./plan.js";
+import { selectShard, type ShardHeader, type ShardSpec } from "./shard.js";
 import { RUN_FORMAT_VERSION, type RunHeader } from "./types.js";
 
 /** What a run header records besides the settings: the inputs and the endpoint. */
@@ -17,9 +19,15 @@ export interface HeaderInputs {
   taskSet: TaskSet;
   /** The model client's id (endpoint and model, no credentials). */
   clientId: string;
+  /** The weights of a model run in-process. */
+  weights?: ModelWeights;
   /** The model name sent in requests. */
   model: string;
   baseUrl?: string;
+  /** This run is one shard of the tasks (selectTasks' `shard`). */
+  shard?: ShardHeader;
+  /** The model calls go through a batch API (priced as such). */
+  batch?: boolean;
 }
 
 /**
@@ -27,12 +35,17 @@ export interface HeaderInputs {
  * e-process sees a pre-registered random order); then the limit. Everything derived from the task list (the
  * header's task ids, the sandbox the run needs) must use this list, never the file's first tasks.
  */
-export function selectTasks(taskSet: TaskSet, settings: RunSettings): Task[] {
+export function selectTasks(taskSet: TaskSet, settings: RunSettings): Task[];
+export function selectTasks(taskSet: TaskSet, settings: RunSettings, shard: ShardSpec): { tasks: Task[]; shard: ShardHeader };
+export function selectTasks(taskSet: TaskSet, settings: RunSettings, shard?: ShardSpec): Task[] | { tasks: Task[]; shard: ShardHeader } {
   let tasks = taskSet.tasks;
   if (settings.stopWhen === "decided") tasks = seededShuffle(tasks, settings.shuffleSeed);
   if (settings.limit !== undefined) tasks = tasks.slice(0, settings.limit);
   if (tasks.length === 0) throw new InputError(`${taskSet.file}: no tasks to run`, { file: taskSet.file, hintIds: ["taskSet"] });
-  return tasks;
+  if (!shard) return tasks;
+  // The shard is cut from the unsharded selection (after the limit), so n shards together are exactly that run.
+  const picked = selectShard(tasks, shard);
+  return { tasks: picked.tasks, shard: picked.header };
 }
 
 /** The header line of a fresh run file. `stamp` pins the run id and time (tests; otherwise fresh ones). */
@@ -53,7 +66,12 @@ export function buildRunHeader(
     toolVersion: TOOL_VERSION,
     runId: stamp.runId,
     createdAt: stamp.createdAt,
-    model: { id: inputs.clientId, name: inputs.model, ...(inputs.baseUrl ? { baseUrl: describeEndpoint(inputs.baseUrl) } : {}) },
+    model: {
+      id: inputs.clientId,
+      name: inputs.model,
+      ...(inputs.baseUrl ? { baseUrl: describeEndpoint(inputs.baseUrl) } : {}),
+      ...(inputs.weights ? { weights: { file: inputs.weights.file, sha256: inputs.weights.sha256, bytes: inputs.weights.bytes } } : {}),
+    },
     params: {
       temperature: s.temperature,
       ...(s.seed !== undefined ? { seed: s.seed } : {}),
@@ -73,6 +91,8 @@ export function buildRunHeader(
     stopWhen: s.stopWhen,
     ...(decided ? { shuffleSeed: s.shuffleSeed } : {}),
     ...(control ? { control } : {}),
+    ...(inputs.shard ? { shard: inputs.shard } : {}),
+    ...(inputs.batch ? { pricing: "batch" as const } : {}),
   };
 }
 
@@ -81,12 +101,15 @@ export function assertResumable(prior: RunHeader, now: RunHeader, file: string):
   const diffs: string[] = [];
   if (prior.taskSet.hash !== now.taskSet.hash) diffs.push("the task set changed");
   if (prior.model.name !== now.model.name) diffs.push(`the model changed (${prior.model.name} → ${now.model.name})`);
+  else if (prior.model.weights?.sha256 !== now.model.weights?.sha256) diffs.push("the model file changed (another sha256)");
   if (prior.mode !== now.mode) diffs.push(`the retrieval mode changed (${prior.mode} → ${now.mode})`);
   if (prior.design !== now.design) diffs.push(`the design changed (${prior.design} → ${now.design})`);
   if (JSON.stringify(prior.control ?? null) !== JSON.stringify(now.control ?? null)) diffs.push("the control sample changed");
   if (prior.params.samples !== now.params.samples) diffs.push(`the samples changed (${prior.params.samples} → ${now.params.samples})`);
   if (prior.params.temperature !== now.params.temperature) diffs.push("the temperature changed");
   if (prior.skillLibraryHash !== now.skillLibraryHash) diffs.push("the skill library changed");
+  const shard = (h: RunHeader) => (h.shard ? `shard ${h.shard.index}/${h.shard.count}` : "unsharded");
+  if (shard(prior) !== shard(now)) diffs.push(`the shard changed (${shard(prior)} → ${shard(now)})`);
   if (diffs.length > 0) {
     throw new InputError(`${file}: cannot resume: ${diffs.join("; ")}.`, {
       file,

@@ -1,7 +1,7 @@
 import { runAgent, type AgentResult } from "../agent/loop.js";
 import { CancelledError } from "../errors.js";
 import type { Grader, Verdict } from "../grading/types.js";
-import type { ModelClient, SamplingParams } from "../models/types.js";
+import type { BatchGate, ModelClient, SamplingParams } from "../models/types.js";
 import type { SkillLibrary } from "../retrieval/library.js";
 import type { Job } from "./plan.js";
 import type { RunRecord } from "./types.js";
@@ -22,6 +22,8 @@ export interface JobContext {
   maxTurns: number;
   grader: Pick<Grader, "grade">;
   signal: AbortSignal;
+  /** Batch mode: told when a run starts asking the model and when it has its last answer. */
+  batch?: BatchGate;
 }
 
 /**
@@ -29,6 +31,7 @@ export interface JobContext {
  * ModelFailure when the endpoint failed for good (the run is not graded; resuming retries it).
  */
 export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> {
+  ctx.batch?.runStarted();
   const agent = await runAgent({
     task: job.task,
     condition: job.condition,
@@ -39,10 +42,13 @@ export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> 
     sampleIndex: job.sample,
     maxTurns: ctx.maxTurns,
     signal: ctx.signal,
-  }).catch((err: unknown) => {
-    if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
-    throw new ModelFailure(err);
-  });
+  })
+    .catch((err: unknown) => {
+      if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
+      throw new ModelFailure(err);
+    })
+    // Grading is not model time: a batch round must not wait for it.
+    .finally(() => ctx.batch?.runEnded());
   if (ctx.signal.aborted) throw new CancelledError();
   const verdict = await ctx.grader.grade(job.task, agent.answer, { signal: ctx.signal });
   if (ctx.signal.aborted) throw new CancelledError();

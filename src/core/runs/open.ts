@@ -3,32 +3,38 @@ import { existsSync, rmSync } from "node:fs";
 import { InputError } from "../errors.js";
 import type { EngineGrader } from "../grading/index.js";
 import type { Logger } from "../logger.js";
+import type { ModelWeights } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { assertResumable, buildRunHeader, selectTasks } from "./header.js";
-import { holdsNoCompleteLine, readRunFile, RunWriter } from "./store.js";
-import type { RunHeader, RunRecord } from "./types.js";
+import { assertShardable, type ShardHeader, type ShardSpec } from "./shard.js";
+import { holdsNoCompleteLine, readRunSummaries, RunWriter } from "./store.js";
+import type { RunHeader, RunSummary } from "./types.js";
 
 /** What opening a run needs from the caller (a subset of EvaluationDeps). */
 export interface OpenRunInputs {
   skills: readonly Skill[];
   taskSet: TaskSet;
-  client: { id: string };
+  client: { id: string; weights?: ModelWeights };
   model: string;
   baseUrl?: string;
   grader: Pick<EngineGrader, "prepare">;
   runFile: string;
   resume: boolean;
   stamp?: { runId: string; createdAt: string };
+  /** Run only this shard of the tasks (`run --shard k/n`). */
+  shard?: ShardSpec;
+  /** The model calls go through a batch API: the header says so. */
+  batch?: boolean;
 }
 
 /** A run file ready for records: its header (the prior one when resumed), the tasks in run order, what is done. */
 export interface OpenedRun {
   header: RunHeader;
   tasks: Task[];
-  /** Records already in the file (resume), limited to tasks still in the task set. */
-  existing: RunRecord[];
+  /** Runs already in the file (resume), limited to tasks still in the task set; summaries, not whole records. */
+  existing: RunSummary[];
   writer: RunWriter;
 }
 
@@ -43,9 +49,15 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
     logger.warn(`${runFile} holds no complete line (interrupted while its header was written); starting it afresh`);
     rmSync(runFile);
   }
-  const prior = inputs.resume && existsSync(runFile) ? await readRunFile(runFile) : undefined;
-  let tasks = selectTasks(inputs.taskSet, settings);
-  let existing: RunRecord[] = [];
+  assertShardable(settings.stopWhen, inputs.shard);
+  const prior = inputs.resume && existsSync(runFile) ? await readRunSummaries(runFile) : undefined;
+  let shard: ShardHeader | undefined;
+  let tasks: Task[];
+  if (inputs.shard) {
+    ({ tasks, shard } = selectTasks(inputs.taskSet, settings, inputs.shard));
+    if (tasks.length === 0) logger.warn(`shard ${inputs.shard.index}/${inputs.shard.count} holds none of the ${shard.total} tasks; its run file will have no runs`);
+  } else tasks = selectTasks(inputs.taskSet, settings);
+  let existing: RunSummary[] = [];
   if (prior) {
     for (const w of prior.warnings) logger.warn(w);
     const byId = new Map(inputs.taskSet.tasks.map((t) => [t.id, t]));
@@ -55,13 +67,25 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
   const sandbox = inputs.grader.prepare(tasks);
   const header = buildRunHeader(
     settings,
-    { skills: inputs.skills, taskSet: inputs.taskSet, clientId: inputs.client.id, model: inputs.model, ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}) },
+    {
+      skills: inputs.skills,
+      taskSet: inputs.taskSet,
+      clientId: inputs.client.id,
+      ...(inputs.client.weights ? { weights: inputs.client.weights } : {}),
+      model: inputs.model,
+      ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
+      ...(shard ? { shard } : {}),
+      ...(inputs.batch ? { batch: true } : {}),
+    },
     tasks,
     sandbox,
     inputs.stamp ?? { runId: randomUUID(), createdAt: new Date().toISOString() },
   );
   if (prior) {
     assertResumable(prior.header, header, runFile);
+    if ((prior.header.pricing === "batch") !== (inputs.batch ?? false)) {
+      logger.warn(`${runFile} was started ${prior.header.pricing === "batch" ? "in batch mode" : "with synchronous calls"}; its header keeps saying so, though the runs added now are ${inputs.batch ? "batched" : "synchronous"}`);
+    }
     logger.info(`resuming ${runFile}: ${existing.length} runs already done`);
     return { header: prior.header, tasks, existing, writer: RunWriter.append(runFile) };
   }

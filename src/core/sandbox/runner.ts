@@ -141,6 +141,11 @@ export class SandboxPool {
    */
   readonly usage = { answers: 0, answerCpuMs: 0, referenceCpuMs: 0 };
 
+  /** Resolves when the interpreter snapshot exists: from then on reference and answer processes can start. */
+  async snapshotReady(): Promise<void> {
+    await this.snapshots.get();
+  }
+
   /** Spawn → ready of the warm answer processes so far (ms), for the benchmark. */
   get spareStartMs(): number[] {
     return [...this.busy, ...this.spares].map((s) => s.startMs).filter((ms) => ms > 0);

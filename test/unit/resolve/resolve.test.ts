@@ -161,24 +161,23 @@ describe("resolveModelConfig", () => {
   });
 
   it("nothing configured: the error lists how to set up every backend, with the probe's reason", async () => {
-    await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: dead }), (e: unknown) => {
+    await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: dead, noLocal: true }), (e: unknown) => {
       assert.ok(e instanceof ModelConfigError);
       assert.equal(e.options.hintIds?.[0], "apiKey");
-      for (const needle of ["OpenAI", "Ollama", "vLLM", "LM Studio", "llama.cpp", "OpenRouter", "VS Code", "OPENAI_API_KEY", "OPENAI_BASE_URL", "--base-url", "--model", "ollama pull", "ECONNREFUSED", `${dead}/api/tags`]) {
+      for (const needle of ["OpenAI", "Ollama", "vLLM", "LM Studio", "llama.cpp", "OpenRouter", "VS Code", "OPENAI_API_KEY", "OPENAI_BASE_URL", "--base-url", "--model", "ollama pull", "ECONNREFUSED", `${dead}/api/tags`, "local:", "is off"]) {
         assert.ok(e.message.includes(needle), `message lacks ${needle}:\n${e.message}`);
       }
       return true;
     });
   });
 
-  it("a stalled Ollama is given up on after the probe timeout", async () => {
-    const started = Date.now();
-    await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: stall.url, probeTimeoutMs: 150 }), (e: unknown) => e instanceof ModelConfigError && /no answer within 150 ms/.test(e.message));
-    assert.ok(Date.now() - started < 3000, "the probe must not hang");
+  // The probe's own deadline ends it ("no answer within 150 ms"); a probe that hung would meet the test's timeout.
+  it("a stalled Ollama is given up on after the probe timeout", { timeout: 60_000 }, async () => {
+    await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: stall.url, probeTimeoutMs: 150, noLocal: true }), (e: unknown) => e instanceof ModelConfigError && /no answer within 150 ms/.test(e.message));
   });
 
   it("a server that is not Ollama does not count as Ollama", async () => {
-    await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: openaiLike.url }), (e: unknown) => e instanceof ModelConfigError && /HTTP 404/.test(e.message));
+    await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: openaiLike.url, noLocal: true }), (e: unknown) => e instanceof ModelConfigError && /HTTP 404/.test(e.message));
   });
 
   it("never puts the key in an error message or a log line", async () => {
@@ -205,5 +204,81 @@ describe("resolveModelConfig", () => {
 
   it("rejects a base URL that is not http(s)", async () => {
     await assert.rejects(resolveModelConfig({ baseUrl: "ftp://x/v1", model: "m", env: {} }), (e: unknown) => e instanceof ModelConfigError && /--base-url "ftp:\/\/x\/v1" must be an http\(s\) URL/.test(e.message));
+  });
+});
+
+describe("the fallback order: flags, environment, Ollama, then the local default", () => {
+  let ollama: Fake;
+  let dead: string;
+  before(async () => {
+    ollama = await fake({ "/api/tags": { models: [{ name: "llama3.2:latest" }] } });
+    dead = await closedPortUrl();
+  });
+  after(() => ollama.close());
+
+  /** A runtime check that counts how often the fallback asked it. */
+  const runtime = (status: { ok: true } | { ok: false; reason: string } = { ok: true }) => {
+    const check = async () => {
+      check.calls++;
+      return status;
+    };
+    check.calls = 0;
+    return check;
+  };
+
+  it("a local: model runs in-process whatever else is configured, from a flag or SKILL_FOLLOWING_MODEL", async () => {
+    const env = { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: "https://api.example/v1" };
+    assert.deepEqual(await resolveModelConfig({ model: "local:tiny.gguf", env, ollamaUrl: ollama.url }), { model: "local:tiny.gguf", source: "flags", local: true });
+    assert.deepEqual(await resolveModelConfig({ env: { ...env, SKILL_FOLLOWING_MODEL: "local:qwen2.5-coder-0.5b-instruct" } }), {
+      model: "local:qwen2.5-coder-0.5b-instruct",
+      source: "env",
+      local: true,
+    });
+    // A --model flag names the model, not the environment.
+    assert.deepEqual(await resolveModelConfig({ model: "gpt-4o", env: { ...env, SKILL_FOLLOWING_MODEL: "local:x.gguf" } }), { baseURL: "https://api.example/v1", apiKey: SECRET, model: "gpt-4o", source: "flags" });
+    await assert.rejects(resolveModelConfig({ model: "local:x.gguf", baseUrl: "http://127.0.0.1:1/v1", env: {} }), /runs in-process, so --base-url has nothing to do/);
+  });
+
+  it("the environment beats Ollama, and Ollama beats the local default (which is then never asked)", async () => {
+    const check = runtime();
+    assert.equal((await resolveModelConfig({ env: { OPENAI_API_KEY: SECRET }, ollamaUrl: ollama.url, localRuntime: check })).source, "env");
+    assert.equal((await resolveModelConfig({ env: {}, ollamaUrl: ollama.url, localRuntime: check })).source, "ollama");
+    assert.equal(check.calls, 0);
+  });
+
+  it("with nothing else, the local default, announced in one line with its size and how to turn it off", async () => {
+    const logger = recorder();
+    const check = runtime();
+    const r = await resolveModelConfig({ env: { SKILL_FOLLOWING_MODELS_DIR: "/models/here" }, ollamaUrl: dead, localRuntime: check, logger });
+    assert.deepEqual(r, { model: "local:qwen2.5-coder-0.5b-instruct", source: "local-default", local: true });
+    assert.equal(check.calls, 1);
+    const said = logger.lines.filter((l) => /local default/.test(l));
+    assert.equal(said.length, 1);
+    assert.ok(!said[0]!.includes("\n"), "one line");
+    assert.match(said[0]!, /Qwen2\.5-Coder-0\.5B-Instruct \(Q4_K_M\) \(491 MB, Apache-2\.0\), downloaded once to \/models\/here and run in-process; --no-local turns this off/);
+  });
+
+  it("--no-local, or SKILL_FOLLOWING_NO_LOCAL=1, keeps a missing model an error (CI)", async () => {
+    for (const input of [{ env: {}, noLocal: true }, { env: { SKILL_FOLLOWING_NO_LOCAL: "1" } }, { env: { SKILL_FOLLOWING_NO_LOCAL: "true" } }]) {
+      const check = runtime();
+      await assert.rejects(resolveModelConfig({ ...input, ollamaUrl: dead, localRuntime: check }), (e: unknown) => e instanceof ModelConfigError && /The local default model is off/.test(e.message));
+      assert.equal(check.calls, 0);
+    }
+    assert.equal((await resolveModelConfig({ env: { SKILL_FOLLOWING_NO_LOCAL: "0" }, ollamaUrl: dead, localRuntime: runtime() })).source, "local-default");
+  });
+
+  it("a named model is never swapped for the local default", async () => {
+    const check = runtime();
+    await assert.rejects(resolveModelConfig({ model: "gpt-4o", env: {}, ollamaUrl: dead, localRuntime: check }), (e: unknown) => e instanceof ModelConfigError && /--model gpt-4o was given but no endpoint/.test(e.message));
+    await assert.rejects(resolveModelConfig({ env: { SKILL_FOLLOWING_MODEL: "gpt-4o" }, ollamaUrl: dead, localRuntime: check }), ModelConfigError);
+    assert.equal(check.calls, 0);
+  });
+
+  it("where local models cannot run, nothing is downloaded: the error says why", async () => {
+    await assert.rejects(resolveModelConfig({ env: {}, ollamaUrl: dead, localRuntime: runtime({ ok: false, reason: "no node-llama-cpp" }) }), (e: unknown) => {
+      assert.ok(e instanceof ModelConfigError);
+      assert.match(e.message, /The local default model cannot run in this installation \(no node-llama-cpp\)/);
+      return true;
+    });
   });
 });
