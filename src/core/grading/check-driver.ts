@@ -8,7 +8,19 @@ import type { ExpectedOutputs } from "./expected.js";
 /** The outcome of checking one answer: what toVerdict() turns into a one-line reason. */
 export type CheckResult =
   | { status: "pass"; count: number }
-  | { status: "fail"; kind: FailureKind; phase?: string; index?: number; input?: string; expected?: string; actual?: string; error?: string; note?: string };
+  | {
+      status: "fail";
+      kind: FailureKind;
+      phase?: string;
+      index?: number;
+      input?: string;
+      expected?: string;
+      actual?: string;
+      error?: string;
+      note?: string;
+      /** Inputs after the failing one, which were not run: the check stops at the first failure. */
+      notRun?: number;
+    };
 
 export interface CheckPlan {
   oracle: Oracle;
@@ -98,7 +110,8 @@ export class CheckDriver implements Driver<CheckResult> {
   }
 
   private fail(kind: FailureKind, i: number | undefined, error?: string, extra: { expected?: string; actual?: string; note?: string } = {}): CheckResult {
-    return { status: "fail", kind, ...(i !== undefined ? this.where(i) : {}), ...extra, ...(error !== undefined ? { error } : {}) };
+    const notRun = i !== undefined ? this.plan.expected.count - i - 1 : 0;
+    return { status: "fail", kind, ...(i !== undefined ? this.where(i) : {}), ...extra, ...(error !== undefined ? { error } : {}), ...(notRun > 0 ? { notRun } : {}) };
   }
 
   onMessage(msg: ProcessMessage): Step<CheckResult> {

@@ -30,6 +30,8 @@ export interface PythonGraderOptions {
   distDir?: string;
   /** Folder for expected outputs computed from canonical solutions, keyed by task, harness and runtime (and the interpreter snapshot). */
   cacheDir?: string;
+  /** Folder for the interpreter snapshot (default: cacheDir). */
+  snapshotCacheDir?: string;
   /**
    * Folder for verdicts, keyed by task, answer and grading rules, so an unchanged re-run does not re-check
    * anything. Only verdicts that cannot depend on the machine's load are kept (not timeouts or sandbox failures).
@@ -58,7 +60,7 @@ export interface PythonGraderOptions {
 // Bump when what "expected" holds changes, so stale disk caches are ignored.
 const EXPECTED_FORMAT = 3;
 // Bump when the rules that turn a sandbox result into a verdict change (the harness's own source is hashed too).
-const VERDICT_FORMAT = 2;
+const VERDICT_FORMAT = 3;
 const HARNESS_HASH = createHash("sha256").update(HARNESS_PY).digest("hex");
 
 /**
@@ -148,12 +150,10 @@ class ExpectedStore {
   }
 }
 
-export function createPythonGrader(options: PythonGraderOptions = {}): PythonGrader {
-  const logger = options.logger ?? silentLogger;
-  const taskCapMs = options.taskCapMs ?? 60_000;
-  const memoryMb = options.memoryMb ?? 2048;
-  const graceMs = options.graceMs ?? 250;
-  const pool = SandboxPool.create({
+/** The sandbox a grader checks in: its pool sizes, memory cap, grace and caches, from the grader's options. */
+function sandboxFor(options: PythonGraderOptions, logger: Logger, memoryMb: number, graceMs: number): SandboxPool {
+  const snapshotCacheDir = options.snapshotCacheDir ?? options.cacheDir;
+  return SandboxPool.create({
     logger,
     poolSize: options.poolSize,
     referencePoolSize: options.referencePoolSize ?? Math.min(2, options.poolSize ?? 2),
@@ -161,12 +161,20 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     memoryMb,
     graceMs,
     ...(options.rssLimitBytes ? { rssLimitBytes: options.rssLimitBytes } : {}),
-    ...(options.cacheDir ? { snapshotCacheDir: options.cacheDir } : {}),
+    ...(snapshotCacheDir ? { snapshotCacheDir } : {}),
     forceFallback: options.forceFallback,
     unsafeAllowCodeGeneration: options.unsafeAllowCodeGeneration,
     ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
     ...(options.tierFlags ? { tierFlags: options.tierFlags } : {}),
   });
+}
+
+export function createPythonGrader(options: PythonGraderOptions = {}): PythonGrader {
+  const logger = options.logger ?? silentLogger;
+  const taskCapMs = options.taskCapMs ?? 60_000;
+  const memoryMb = options.memoryMb ?? 2048;
+  const graceMs = options.graceMs ?? 250;
+  const pool = sandboxFor(options, logger, memoryMb, graceMs);
   const expectedStore = new ExpectedStore(options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined, pool.runtime);
   const verdictCache = options.verdictCacheDir ? new JsonFileCache(options.verdictCacheDir, VerdictSchema, { logger, name: "verdict cache", onMiss: "checking again" }) : undefined;
 
@@ -202,28 +210,32 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
 
   const expected = (task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> => expectedStore.get(task, () => computeExpected(task, signal));
 
-  async function check(job: CheckJob, checkPlan: CheckPlan, signal?: AbortSignal): Promise<CheckResult> {
-    return pool.runAnswer(job, new CheckDriver(checkPlan), { signal });
+  async function check(job: CheckJob, checkPlan: CheckPlan, priority: number, signal?: AbortSignal): Promise<CheckResult> {
+    return pool.runAnswer(job, new CheckDriver(checkPlan), { signal, priority });
   }
+  // Answers are checked in the order grade() was called, not in the order their expected outputs arrived: a task
+  // whose canonical solution is slow does not then wait behind every answer queued meanwhile.
+  let graded = 0;
 
   async function grade(task: Task, answer: string | null, gradeOptions: GradeOptions = {}): Promise<Verdict> {
     if (task.kind !== "python-function") throw new InputError(`${task.id}: the python grader cannot grade a "${task.kind}" task`);
     if (answer === null || answer.trim() === "") {
       return { pass: false, reason: "no python code block in the answer", failure: { kind: "no-answer" } };
     }
+    const order = graded++;
     const key = verdictKey(task, answer);
     const cached = verdictCache?.getSync(key);
     if (cached) return cached;
     const exp = await expected(task, gradeOptions.signal);
     const { job: base, plan: checkPlan } = checkPlanFor(task, exp, { taskCapMs, graceMs, memoryMb, minTimeLimitMs: options.minTimeLimitMs ?? MIN_TIME_LIMIT_MS });
     const job = { ...base, program: answer };
-    const first = await check(job, checkPlan, gradeOptions.signal);
+    const first = await check(job, checkPlan, order, gradeOptions.signal);
     let verdict = toVerdict(first, exp.count, memoryMb);
     if (isTransient(first)) {
       // EvalPlus's limits are wall-clock: a starved machine can fail a correct answer. Check once more (on a fresh
       // process, as always) and let the second attempt decide; a real infinite loop fails twice.
       logger.info(`${task.id}: re-checking once after "${verdict.reason}"`);
-      const second = await check(job, checkPlan, gradeOptions.signal);
+      const second = await check(job, checkPlan, order, gradeOptions.signal);
       const again = toVerdict(second, exp.count, memoryMb);
       verdict = again.pass
         ? { ...again, reason: `${again.reason} (re-checked once after a first attempt failed: ${verdict.reason})` }
@@ -279,6 +291,8 @@ export function toVerdict(r: CheckResult, count: number, memoryMb: number): Verd
     default:
       reason = where ? `${where}: raised ${r.error ?? "an error"}` : (r.error ?? "error");
   }
+  // The check stops at the first failing input (its process is killed); say so, so nobody reads it as "only one".
+  if (r.notRun) reason += ` (stopped there: ${r.notRun} more input${r.notRun === 1 ? "" : "s"} not run)`;
   return {
     pass: false,
     reason,

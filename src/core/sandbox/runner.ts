@@ -42,6 +42,8 @@ export interface SandboxOptions {
 
 interface Waiter<T> {
   start: (p: SandboxProcess) => Promise<T>;
+  /** Lower runs first; equal ones in arrival order. */
+  priority: number;
   resolve: (v: T) => void;
   reject: (e: unknown) => void;
   signal?: AbortSignal;
@@ -133,8 +135,9 @@ export class SandboxPool {
   }
 
   /**
-   * CPU time (Linux, ms, user + system over the process tree) of the answer processes that have finished a job and of
-   * the reference processes that have ended, for the benchmark. Read just before each kill.
+   * CPU time (Linux, ms, user + system over the process tree) of the answer processes that have finished a job (and,
+   * once finished, of the spares that never got one) and of the reference processes that have ended, for the
+   * benchmark. Read just before each kill.
    */
   readonly usage = { answers: 0, answerCpuMs: 0, referenceCpuMs: 0 };
 
@@ -224,12 +227,12 @@ export class SandboxPool {
     w.reject(e);
   }
 
-  private enqueue<T>(queue: Array<Waiter<unknown>>, start: (p: SandboxProcess) => Promise<T>, signal: AbortSignal | undefined, kick: () => void): Promise<T> {
+  private enqueue<T>(queue: Array<Waiter<unknown>>, start: (p: SandboxProcess) => Promise<T>, signal: AbortSignal | undefined, kick: () => void, priority = Infinity): Promise<T> {
     if (this.finished) return Promise.reject(new Error("sandbox pool is finished"));
     if (this.broken) return Promise.reject(this.broken);
     if (signal?.aborted) return Promise.reject(new CancelledError());
     return new Promise<T>((resolve, reject) => {
-      const waiter: Waiter<T> = { start, resolve, reject, signal, onAbort: () => {} };
+      const waiter: Waiter<T> = { start, priority, resolve, reject, signal, onAbort: () => {} };
       waiter.onAbort = () => {
         const i = queue.indexOf(waiter as Waiter<unknown>);
         if (i >= 0) {
@@ -238,14 +241,20 @@ export class SandboxPool {
         }
       };
       signal?.addEventListener("abort", waiter.onAbort, { once: true });
-      queue.push(waiter as Waiter<unknown>);
+      // Behind every waiter of the same or a more urgent priority (a linear scan: queues hold at most a run's tasks).
+      let at = queue.length;
+      while (at > 0 && queue[at - 1]!.priority > priority) at--;
+      queue.splice(at, 0, waiter as Waiter<unknown>);
       kick();
     });
   }
 
-  /** Runs one answer job on a fresh, never-used process, which is killed afterwards whatever happened. */
-  runAnswer<T>(job: AnswerJob, driver: Driver<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
-    return this.enqueue(this.queue, (p) => p.run({ type: "run", job }, driver, options.signal), options.signal, () => this.pump());
+  /**
+   * Runs one answer job on a fresh, never-used process, which is killed afterwards whatever happened. Queued jobs
+   * start by `priority` (lower first; default last), then in arrival order.
+   */
+  runAnswer<T>(job: AnswerJob, driver: Driver<T>, options: { signal?: AbortSignal; priority?: number } = {}): Promise<T> {
+    return this.enqueue(this.queue, (p) => p.run({ type: "run", job }, driver, options.signal), options.signal, () => this.pump(), options.priority);
   }
 
   private pump(): void {
@@ -332,7 +341,7 @@ export class SandboxPool {
   }
 
   /** Runs a snippet in a fresh answer process and returns what it printed (diagnostics and tests). */
-  exec(code: string, capMs: number, options: { signal?: AbortSignal } = {}): Promise<{ stdout: string; error?: string; kind?: string }> {
+  exec(code: string, capMs: number, options: { signal?: AbortSignal; priority?: number } = {}): Promise<{ stdout: string; error?: string; kind?: string }> {
     const grace = this.graceMs;
     const driver: Driver<{ stdout: string; error?: string; kind?: string }> = {
       firstDeadlineMs: capMs + grace,
@@ -359,6 +368,8 @@ export class SandboxPool {
     for (const w of this.queue.splice(0)) this.reject(w, new CancelledError("sandbox pool finished"));
     for (const w of this.referenceQueue.splice(0)) this.reject(w, new CancelledError("sandbox pool finished"));
     for (const r of this.references) this.usage.referenceCpuMs += r.cpuMs();
+    // Warm spares that never got a job still cost their start-up.
+    for (const p of this.spares) this.usage.answerCpuMs += p.cpuMs();
     const all = [...this.spares.splice(0), ...this.busy, ...this.references.splice(0)];
     this.referenceIdle.length = 0;
     await Promise.all(all.map((p) => p.cancel()));

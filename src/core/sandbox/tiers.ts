@@ -11,8 +11,11 @@ import path from "node:path";
  * - answer processes compile that one function with TurboFan as soon as it is first called (eager tier-up restricted
  *   to it, in the background) and leave every other function to the baseline compiler: no start-up cost, and the
  *   interpreter loop at full speed from the first answer input on.
- * - reference processes live long and compute every expected output: everything is tiered up eagerly in the
- *   background once, so the canonical solutions run at full speed.
+ * - reference processes keep V8's dynamic tiering: hot functions get TurboFan code as they become hot, which pays
+ *   for a process that computes many expected outputs (eager tier-up of everything measured slower: it compiles
+ *   thousands of functions the canonical solutions never use again).
+ * - both call each input through C (harness-py.ts `_sf_call`), so every input enters the interpreter loop afresh and
+ *   picks up its optimised code.
  * None of these flags changes what code may do; they only choose compilers.
  */
 export type TierRole = "answer" | "reference" | "snapshot";
@@ -77,7 +80,6 @@ export function evalLoopIndex(pyodideDir: string): number | null {
 
 /** The V8 flags of a sandbox process in `role`. */
 export function tierFlags(role: TierRole, pyodideDir: string): string[] {
-  if (role === "reference") return ["--no-wasm-dynamic-tiering"];
   if (role === "answer") {
     const index = evalLoopIndex(pyodideDir);
     return index === null ? [] : ["--no-wasm-dynamic-tiering", `--wasm-tier-up-filter=${index}`];

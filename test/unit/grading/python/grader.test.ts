@@ -186,7 +186,7 @@ test("verdicts are cached by task, answer and rules: an unchanged answer is not 
   let g = await make();
   try {
     assert.equal((await g.grade(t, right)).pass, true);
-    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3");
+    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3 (stopped there: 1 more input not run)");
     assert.equal((await g.grade(t, loops)).failure?.kind, "timeout");
     assert.equal(filesIn(verdictDir).length, 2, "the pass and the wrong answer are cached; the timeout is not");
   } finally {
@@ -198,7 +198,7 @@ test("verdicts are cached by task, answer and rules: an unchanged answer is not 
   g = await make();
   try {
     assert.equal((await g.grade(t, right)).reason, "passed all 2 inputs [from cache]");
-    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3 [from cache]");
+    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3 (stopped there: 1 more input not run) [from cache]");
     // Any change to the answer or to the tests is a different key and is checked afresh.
     assert.equal((await g.grade(t, `${right}\n`)).reason, "passed all 2 inputs");
     const more = mk("t/vcache", t.canonicalSolution, "f", { base: [[1], [2]], plus: [[3]] });
@@ -209,10 +209,10 @@ test("verdicts are cached by task, answer and rules: an unchanged answer is not 
       entry.value = { pass: true, reason: "forged" };
       writeFileSync(f, JSON.stringify(entry));
     }
-    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3");
+    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3 (stopped there: 1 more input not run)");
     // A corrupt cache file is ignored, not trusted.
     for (const f of filesIn(verdictDir)) writeFileSync(f, "{not json");
-    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3");
+    assert.equal((await g.grade(t, wrong)).reason, "base input #0 [1]: expected 2, got 3 (stopped there: 1 more input not run)");
   } finally {
     await g.dispose();
     rmSync(verdictDir, { recursive: true, force: true });
