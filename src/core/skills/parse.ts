@@ -3,6 +3,7 @@ import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node as YamlNo
 import { SKILL_FINDING_CODES, finding, type SkillFindingCode } from "./codes.js";
 import { skillContentHash } from "./hash.js";
 import type { Finding, Skill } from "./types.js";
+import { closest } from "../../shared/suggest.js";
 
 /** Skill files above this size are refused: a SKILL.md is prose, and the editor lints it on every keystroke. */
 export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
@@ -12,7 +13,7 @@ export const MAX_COMPATIBILITY_LENGTH = 500;
 export const BODY_LINES_ADVICE = 500;
 export const BODY_WORDS_ADVICE = 5000;
 
-const KNOWN_FIELDS = new Set(["name", "description", "license", "compatibility", "metadata", "allowed-tools"]);
+export const KNOWN_FIELDS = new Set(["name", "description", "license", "compatibility", "metadata", "allowed-tools"]);
 const FIELD_SPELLINGS: Record<string, string> = { allowed_tools: "allowed-tools", allowedTools: "allowed-tools", Name: "name", Description: "description" };
 
 interface Span {
@@ -128,10 +129,13 @@ export function parseSkill(file: string, text: string): { skill?: Skill; finding
     const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
     const keySpan = nodeSpan(keyNode, { line: 2, column: 1 });
     fields.set(key, { pair, keySpan });
-    if (!KNOWN_FIELDS.has(key)) {
-      const hint = FIELD_SPELLINGS[key] ? `did you mean \`${FIELD_SPELLINGS[key]}\`?` : "agents ignore it (Agent Skills defines name, description, license, compatibility, metadata, allowed-tools)";
-      add("unknown-field", `unknown field \`${key}\`: ${hint}`, keySpan);
-    }
+  }
+  for (const [key, { keySpan }] of fields) {
+    if (KNOWN_FIELDS.has(key)) continue;
+    // A typo of a field the skill lacks ("descripton" beside no "description"): the quick fix renames it.
+    const near = FIELD_SPELLINGS[key] ?? closest(key.replace(/_/g, "-"), [...KNOWN_FIELDS].filter((k) => !fields.has(k)));
+    const hint = near ? `did you mean \`${near}\`?` : "agents ignore it (Agent Skills defines name, description, license, compatibility, metadata, allowed-tools)";
+    add("unknown-field", `unknown field \`${key}\`: ${hint}`, keySpan);
   }
 
   const scalarField = (key: string): { value?: string; span: Span; present: boolean; wrongType: boolean } => {
