@@ -104,6 +104,8 @@ async function body(): Promise<void> {
 
   steps.push("evaluate on save with the report open");
   await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", true, vscode.ConfigurationTarget.Workspace);
+  // The setting reaches the extension host by an event that can come after update() resolves (seen under load).
+  await waitFor("the extension to see evaluateOnSave", () => (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config.get().evaluateOnSave);
   const doc = await vscode.workspace.openTextDocument(skillUri);
   const editor = await vscode.window.showTextDocument(doc);
   await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), "4. Say which unit the answer is in.\n"));
@@ -120,6 +122,7 @@ async function body(): Promise<void> {
 
   steps.push("changed again: stale banner");
   await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", false, vscode.ConfigurationTarget.Workspace);
+  await waitFor("the extension to see evaluateOnSave off", () => !(api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config.get().evaluateOnSave);
   await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), "5. Check the answer once more.\n"));
   await doc.save();
   facts.staleAfterSecondEdit = await waitFor("stale banner", () => panel.current?.stale);
