@@ -12,7 +12,7 @@ const INPUTS: Readonly<Record<Exclude<HintId, RunSettingKey>, string>> = {
   runFile: "--out <run.jsonl>",
   resume: "--resume",
   taskSet: "--tasks <file|name>",
-  taskSetMirror: "SKILL_FOLLOWING_TASKS_MIRROR=<url> (or tasks download --mirror <url>)",
+  taskSetMirror: "--mirror <url> (or SKILL_FOLLOWING_TASKS_MIRROR=<url>)",
   log: "--verbose",
   // The message already starts with file:line.
   file: "",

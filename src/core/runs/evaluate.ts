@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { CancelledError, ModelRequestError } from "../errors.js";
+import { CancelledError, EndpointUnreachableError, ModelRequestError } from "../errors.js";
 import type { EngineGrader } from "../grading/index.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { ModelClient } from "../models/types.js";
@@ -56,6 +56,7 @@ export interface EvaluationResult {
 
 /** Errors that make every further call pointless: stop the whole evaluation at once. */
 function isFatal(err: unknown): boolean {
+  if (err instanceof EndpointUnreachableError) return true;
   return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
 }
 
