@@ -48,7 +48,7 @@ const options = {
 } as const;
 
 export async function ablateCommand(argv: string[], logger: Logger, signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parse(argv, options, ABLATE_USAGE);
+  const { values, positionals } = parse(argv, options, ABLATE_USAGE, "ablate");
   if (positionals.length !== 1) throw new InputError(`name exactly one run file\n\n${ABLATE_USAGE}`);
   if (!values.skill) throw new InputError(`--skill is required (the skill whose sections to ablate)\n\n${ABLATE_USAGE}`);
   const runFile = path.resolve(positionals[0]!);

@@ -12,7 +12,7 @@ const INPUTS: Readonly<Record<Exclude<HintId, RunSettingKey>, string>> = {
   runFile: "--out <run.jsonl>",
   resume: "--resume",
   taskSet: "--tasks <file|name>",
-  taskSetMirror: "SKILL_FOLLOWING_TASKS_MIRROR=<url> (or tasks download --mirror <url>)",
+  taskSetMirror: "--mirror <url> (or SKILL_FOLLOWING_TASKS_MIRROR=<url>)",
   log: "--verbose",
   modelsMirror: "SKILL_FOLLOWING_MODELS_MIRROR=<url> (or SKILL_FOLLOWING_MODELS_DIR=<dir> holding the .gguf)",
   noLocal: "--no-local (or SKILL_FOLLOWING_NO_LOCAL=1)",

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { CancelledError, InputError, ModelConfigError, SkillFollowingError } from "../core/errors.js";
+import { CancelledError, EndpointUnreachableError, InputError, ModelConfigError, SkillFollowingError } from "../core/errors.js";
+import { DownloadError } from "../core/tasks/download.js";
+import { closest } from "../shared/suggest.js";
 import { TOOL_VERSION } from "../core/version.js";
 import { ABLATE_USAGE, ablateCommand } from "./ablate-command.js";
 import { renderHint } from "./hints.js";
@@ -8,6 +10,20 @@ import { MERGE_USAGE, mergeCommand } from "./merge-command.js";
 import { REPORT_USAGE, reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
 import { TASKS_USAGE, tasksCommand } from "./tasks-command.js";
+
+/** The exit codes the README documents (a test holds the two to each other). */
+export const EXIT_CODES = {
+  ok: 0,
+  /** Some runs failed (model errors after retries); resuming retries them. */
+  runsFailed: 1,
+  /** Bad input: a file that does not parse, an option out of range, no model configured. */
+  badInput: 2,
+  /** report --fail-on: the condition holds. */
+  failOn: 3,
+  /** Nothing answers at the model endpoint, or a task-set download failed. */
+  unreachable: 4,
+  cancelled: 130,
+} as const;
 
 const USAGE = `skill-following ${TOOL_VERSION} — does a retrieved skill help or hurt?
 
@@ -19,7 +35,12 @@ ${ABLATE_USAGE}
 
 ${MERGE_USAGE}
 
-${TASKS_USAGE}`;
+${TASKS_USAGE}
+
+Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 3 the --fail-on condition holds;
+4 the model endpoint or the download location could not be reached; 130 interrupted.`;
+
+const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, tasks: TASKS_USAGE };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -33,6 +54,11 @@ async function main(argv: string[]): Promise<number> {
     logger.warn("interrupted: finishing up (press Ctrl-C again to quit at once)");
     controller.abort();
   });
+  // `<command> --help` is a question, not an error: print that command's usage and exit 0.
+  if (command && COMMAND_USAGE[command] && (rest.includes("--help") || rest.includes("-h"))) {
+    process.stdout.write(`${COMMAND_USAGE[command]}\n`);
+    return EXIT_CODES.ok;
+  }
   try {
     switch (command) {
       case "run":
@@ -54,19 +80,22 @@ async function main(argv: string[]): Promise<number> {
       case "--help":
       case "-h":
         process.stdout.write(`${USAGE}\n`);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new InputError(`unknown command '${command}'\n\n${USAGE}`);
+        return command === undefined ? EXIT_CODES.badInput : EXIT_CODES.ok;
+      default: {
+        const near = closest(command, Object.keys(COMMAND_USAGE));
+        throw new InputError(`unknown command '${command}'${near ? `: did you mean '${near}'?` : ""}`, { hint: "skill-following --help lists the commands." });
+      }
     }
   } catch (err) {
-    if (err instanceof CancelledError) return 130;
+    if (err instanceof CancelledError) return EXIT_CODES.cancelled;
     if (err instanceof SkillFollowingError) {
       logger.error(err.message);
       // --verbose: the error's class and where it came from (the packaged bundle keeps class names: esbuild keepNames).
       logger.debug(err.stack ?? `${err.name}: ${err.message}`);
       const hint = renderHint(err.options.hint, err.options.hintIds);
       if (hint) process.stderr.write(`hint: ${hint}\n`);
-      return err instanceof InputError || err instanceof ModelConfigError ? 2 : 1;
+      if (err instanceof EndpointUnreachableError || err instanceof DownloadError) return EXIT_CODES.unreachable;
+      return err instanceof InputError || err instanceof ModelConfigError ? EXIT_CODES.badInput : EXIT_CODES.runsFailed;
     }
     logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;

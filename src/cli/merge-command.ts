@@ -16,7 +16,7 @@ const options = {
 } as const;
 
 export async function mergeCommand(argv: string[], logger: Logger): Promise<number> {
-  const { values, positionals } = parse(argv, options, MERGE_USAGE);
+  const { values, positionals } = parse(argv, options, MERGE_USAGE, "merge");
   if (positionals.length === 0) throw new InputError(`name the shard run files to merge\n\n${MERGE_USAGE}`);
   if (!values.out) throw new InputError(`--out is required (the merged run file)\n\n${MERGE_USAGE}`);
   const out = path.resolve(values.out);

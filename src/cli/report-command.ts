@@ -27,7 +27,7 @@ const options = {
 
 
 export async function reportCommand(argv: string[], logger: Logger): Promise<number> {
-  const { values, positionals } = parse(argv, options, REPORT_USAGE);
+  const { values, positionals } = parse(argv, options, REPORT_USAGE, "report");
   if (positionals.length === 0) throw new InputError(`name at least one run file\n\n${REPORT_USAGE}`);
   const format = choice(values.format, "--format", ReportFormatSchema.options, "text");
   const failMode = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["harmful", "any-harm"] as const, "harmful");

@@ -38,6 +38,7 @@ const INPUT_OPTIONS = {
   "cache-dir": { type: "string" },
   "no-local": { type: "boolean" },
   shard: { type: "string" },
+  mirror: { type: "string" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -56,15 +57,18 @@ export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>.
   --resume                      Continue the run file given with --out (finished runs are kept).
   --cache-dir <dir>             Where responses, expected outputs and verdicts are cached. Default: .skill-following/cache.
   --shard <k/n>                 Run only shard k of n (tasks split by a hash of their id); join the n run files with merge.
+  --mirror <url>                Download a public task set from this mirror (<mirror>/<name>/<file>). Default: SKILL_FOLLOWING_TASKS_MIRROR.
   --quiet | --verbose           Less or more on stderr.
 Evaluation options:
   --rae-only                    Short for --design rae-only.
 ${settingsUsage()}
-The API key comes from OPENAI_API_KEY (never a flag).`;
+The API key comes from OPENAI_API_KEY (never a flag).
+Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 4 the model endpoint or the download location
+could not be reached; 130 interrupted.`;
 
 /** `run`'s arguments as parseArgs reads them (usage errors are InputErrors). */
 export function parseRunArgs(argv: string[]) {
-  return parse(argv, options, RUN_USAGE);
+  return parse(argv, options, RUN_USAGE, "run");
 }
 
 export async function runCommand(argv: string[], logger: Logger, signal: AbortSignal): Promise<number> {
@@ -87,7 +91,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   }
   if (scan.skills.length === 0) throw new InputError(`no usable skills found in ${skillPaths.join(", ")} (each skill is <folder>/SKILL.md with name and description)`);
 
-  const tasksFile = await resolveTasksFile(values.tasks, logger, signal);
+  const tasksFile = await resolveTasksFile(values.tasks, values.mirror ?? process.env.SKILL_FOLLOWING_TASKS_MIRROR, logger, signal);
   const taskSet = await loadTaskSet(tasksFile);
   for (const issue of taskSet.issues) logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
 
@@ -214,10 +218,10 @@ function skillsLabel(paths: readonly string[]): string {
 }
 
 /** `--tasks` is a file, or the name of a public set (downloaded once into the user's cache). */
-async function resolveTasksFile(value: string, logger: Logger, signal: AbortSignal): Promise<string> {
+async function resolveTasksFile(value: string, mirror: string | undefined, logger: Logger, signal: AbortSignal): Promise<string> {
   if (existsSync(value)) return path.resolve(value);
   const entry = TASK_SET_CATALOG.find((e) => e.name === value);
   if (!entry) throw new InputError(`--tasks ${value}: no such file, and not a known task set (${TASK_SET_CATALOG.map((e) => e.name).join(", ")})`);
-  const result = await downloadTaskSet(entry.name as TaskSetName, { cacheDir: taskSetCacheDir(), logger, signal, ...(process.env.SKILL_FOLLOWING_TASKS_MIRROR ? { baseUrl: process.env.SKILL_FOLLOWING_TASKS_MIRROR } : {}) });
+  const result = await downloadTaskSet(entry.name as TaskSetName, { cacheDir: taskSetCacheDir(), logger, signal, ...(mirror ? { baseUrl: mirror } : {}) });
   return result.file;
 }

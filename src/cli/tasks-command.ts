@@ -7,7 +7,9 @@ import { taskSetCacheDir } from "../core/layout.js";
 export const TASKS_USAGE = `usage: skill-following tasks download <${TASK_SET_CATALOG.map((e) => e.name).join("|")}> [--cache-dir <dir>] [--mirror <url>]
        skill-following tasks list
 Downloads a public task set from its official location, checks its sha256 and caches it
-(default cache: $XDG_CACHE_HOME/skill-following/task-sets). Prints the cached file's path.`;
+(default cache: $XDG_CACHE_HOME/skill-following/task-sets, or SKILL_FOLLOWING_TASKS_CACHE). Prints the cached file's path.
+--mirror (or SKILL_FOLLOWING_TASKS_MIRROR) downloads from <mirror>/<name>/<file> instead; checksums are verified either way.
+Exit codes: 0 done; 2 bad input; 4 the download failed.`;
 
 const options = {
   "cache-dir": { type: "string" },
@@ -17,7 +19,7 @@ const options = {
 } as const;
 
 export async function tasksCommand(argv: string[], logger: Logger, signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parse(argv, options, TASKS_USAGE);
+  const { values, positionals } = parse(argv, options, TASKS_USAGE, "tasks");
   const [sub, name, ...rest] = positionals;
   if (sub === "list" && !name) {
     for (const e of TASK_SET_CATALOG) process.stdout.write(`${e.name.padEnd(14)} ${e.title}\n`);

@@ -61,6 +61,20 @@ export class ModelRequestError extends SkillFollowingError {
   }
 }
 
+/**
+ * Nothing answers at the endpoint (connection refused, unknown host) and nothing ever did in this run: every further
+ * call would fail the same way, so the evaluation stops at once with this one message. CLI exit code 4.
+ */
+export class EndpointUnreachableError extends ModelRequestError {
+  constructor(
+    message: string,
+    readonly endpoint: string,
+    options: ErrorOptions = {},
+  ) {
+    super(message, undefined, options);
+  }
+}
+
 /** The user (or a stopping rule) cancelled; finished work is kept. */
 export class CancelledError extends SkillFollowingError {
   constructor(message = "cancelled") {

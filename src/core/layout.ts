@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -63,6 +63,14 @@ export function runFileName(parts: RunFileNameParts, now = new Date()): string {
   return `${clean(parts.label)}--${clean(parts.taskSet)}--${clean(parts.model)}--${stamp}.jsonl`;
 }
 
+/** What a run file's name says (the inverse of runFileName), with its UTC time; undefined for other names. */
+export function parseRunFileName(file: string): (RunFileNameParts & { time: Date }) | undefined {
+  const m = /^(.+)--(.+)--(.+)--(\d{4})-(\d{2})-(\d{2})-(\d{2})(\d{2})(\d{2})(\d{3})(?:-\d+)?\.jsonl$/.exec(path.basename(file));
+  if (!m) return undefined;
+  const [, label, taskSet, model, y, mo, d, h, mi, sec, ms] = m;
+  return { label: label!, taskSet: taskSet!, model: model!, time: new Date(Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +sec!, +ms!)) };
+}
+
 /** A run file path in `runsDir` that does not exist yet (two evaluations may start within the same millisecond). */
 export function freshRunFile(layout: Pick<WorkspaceLayout, "runsDir">, parts: RunFileNameParts, now = new Date()): string {
   const base = path.join(layout.runsDir, runFileName(parts, now));
@@ -121,4 +129,35 @@ export function ensureDataDir(layout: Pick<WorkspaceLayout, "root">): void {
     // Another evaluation (the other host, a second window) wrote it first.
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
+}
+
+/** A run file in the runs folder, with what its name says. */
+export interface RunEntry extends RunFileNameParts {
+  file: string;
+  time: Date;
+}
+
+/** The run files of a runs folder, newest first (ablation files are not runs); a name of one's own keeps its mtime. */
+export function listRuns(runsDir: string): RunEntry[] {
+  if (!existsSync(runsDir)) return [];
+  return readdirSync(runsDir)
+    .filter((f) => f.endsWith(".jsonl") && !f.includes(".ablation-"))
+    .map((f) => {
+      const file = path.join(runsDir, f);
+      const parts = parseRunFileName(f);
+      return parts ? { file, ...parts } : { file, label: path.basename(f, ".jsonl"), model: "?", taskSet: "?", time: statSync(file).mtime };
+    })
+    .sort((a, b) => b.time.getTime() - a.time.getTime());
+}
+
+/** Every run but the newest of each skill (label), task set and model: what "Delete Old Runs…" removes. */
+export function oldRuns(runs: readonly RunEntry[]): RunEntry[] {
+  const seen = new Set<string>();
+  const out: RunEntry[] = [];
+  for (const r of [...runs].sort((a, b) => b.time.getTime() - a.time.getTime())) {
+    const key = `${r.label}\u0000${r.taskSet}\u0000${r.model}`;
+    if (seen.has(key)) out.push(r);
+    else seen.add(key);
+  }
+  return out;
 }

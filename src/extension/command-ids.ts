@@ -17,6 +17,11 @@ export const COMMANDS = {
   tryExample: { id: "skillFollowing.tryExample", title: "Try the Example", palette: true },
   /** Where model calls go: an OpenAI key, Ollama, LM Studio, another OpenAI-compatible URL or a VS Code model. */
   chooseEndpoint: { id: "skillFollowing.chooseEndpoint", title: "Choose Model Endpoint…", palette: true },
+  /** The Skill Following view: delete one run file (with its ablation files). */
+  deleteRun: { id: "skillFollowing.deleteRun", title: "Delete Run", palette: false },
+  /** Delete every run file but the latest of each skill, task set and model. */
+  deleteOldRuns: { id: "skillFollowing.deleteOldRuns", title: "Delete Old Runs…", palette: true },
+  refreshResults: { id: "skillFollowing.refreshResults", title: "Refresh", palette: false },
   /** The task set evaluations offer first (built-in, downloaded or a file of your own). */
   chooseTaskSet: { id: "skillFollowing.chooseTaskSet", title: "Choose Task Set…", palette: true },
   /** Section ablation of the active SKILL.md (issue 13): which section harms. */

@@ -16,6 +16,7 @@ import { openTaskComparison } from "./transcripts.js";
 import { findWhatHarms, removeSectionAndReevaluate, type FindWhatHarmsOptions } from "./ablation.js";
 import { chooseEndpoint, tryExample, type TryExampleOptions } from "./first-run.js";
 import { modelOrdinal } from "../shared/progress.js";
+import { deleteOldRuns, deleteRun } from "./results-tree.js";
 
 /**
  * The command table: every contributed command id → its handler. Typed `Record<CommandKey, …>`, so a command in
@@ -40,7 +41,7 @@ async function evaluateLibrary(svc: Services, folder?: unknown, opts: EvaluateOp
     await needs(`No valid skill in ${roots.join(", ")}.`, "Show Log", async () => svc.logger.show());
     return undefined;
   }
-  return runEvaluation(svc, scan.skills, `library (${scan.skills.length} skills)`, opts);
+  return runEvaluation(svc, scan.skills, `library (${scan.skills.length} skill${scan.skills.length === 1 ? "" : "s"})`, opts);
 }
 
 async function compareModels(svc: Services, models?: unknown, taskSet?: unknown) {
@@ -175,8 +176,14 @@ async function showHarmedTasks(svc: Services, uri?: unknown) {
   return svc.reports.open([result.runFile], { v: 1, type: "focus", section: "harmed" });
 }
 
+/** A skill from the Skill Following view arrives as its tree node: the commands take its file as a Uri. */
+function asUri(arg: unknown): unknown {
+  const file = arg && typeof arg === "object" && !(arg instanceof vscode.Uri) ? (arg as { file?: unknown }).file : undefined;
+  return typeof file === "string" ? vscode.Uri.file(file) : arg;
+}
+
 export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
-  evaluateSkill: (svc, uri, opts) => evaluateSkill(svc, uri, (opts ?? {}) as EvaluateOptions),
+  evaluateSkill: (svc, uri, opts) => evaluateSkill(svc, asUri(uri), (opts ?? {}) as EvaluateOptions),
   evaluateLibrary: (svc, folder, opts) => evaluateLibrary(svc, folder, (opts ?? {}) as EvaluateOptions),
   compareModels: (svc, models, taskSet) => compareModels(svc, models, taskSet),
   openReport: (svc, files) => openReport(svc, files),
@@ -192,8 +199,11 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   tryExample: (svc, opts) => tryExample(svc, (opts ?? {}) as TryExampleOptions),
   chooseEndpoint: (svc, choice) => chooseEndpoint(svc, choice),
   chooseTaskSet: (svc) => pickTaskSet(svc),
+  deleteRun: (svc, node, confirmed) => deleteRun(svc, node, confirmed === true),
+  deleteOldRuns: (svc, confirmed) => deleteOldRuns(svc, confirmed === true),
+  refreshResults: async (svc) => svc.tree?.refresh(),
   openTaskComparison: (_svc, runFile, taskId, sample) => openTaskComparison(String(runFile), String(taskId), Number(sample ?? 0)),
-  showHarmedTasks: (svc, uri) => showHarmedTasks(svc, uri),
+  showHarmedTasks: (svc, uri) => showHarmedTasks(svc, asUri(uri)),
   findWhatHarms: (svc, uri, opts) => findWhatHarms(svc, uri, (opts ?? {}) as FindWhatHarmsOptions),
   removeSectionAndReevaluate: (svc, uri, sectionId) => removeSectionAndReevaluate(svc, uri, sectionId),
 };

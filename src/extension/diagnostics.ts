@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import { readFileSync } from "node:fs";
 import { lintSkillText } from "../core/skills/index.js";
 import { skillContentHash } from "../core/skills/hash.js";
 import type { Finding } from "../core/skills/types.js";
@@ -68,6 +69,17 @@ export function verdictDiagnostic(result: SkillResult, doc: vscode.TextDocument,
   return d;
 }
 
+/** The parts of a TextDocument the diagnostics read, for a file that is not open in the editor. */
+function textDocumentOf(uri: vscode.Uri, text: string): vscode.TextDocument {
+  const lines = text.split(/\r?\n/);
+  const lineAt = (i: number | vscode.Position) => {
+    const n = typeof i === "number" ? i : i.line;
+    const t = lines[n] ?? "";
+    return { lineNumber: n, text: t, range: new vscode.Range(n, 0, n, t.length), rangeIncludingLineBreak: new vscode.Range(n, 0, n + 1, 0), firstNonWhitespaceCharacterIndex: t.search(/\S|$/), isEmptyOrWhitespace: t.trim() === "" };
+  };
+  return { uri, fileName: uri.fsPath, isClosed: false, isDirty: false, isUntitled: false, languageId: "markdown", version: 0, lineCount: lines.length, getText: () => text, lineAt } as unknown as vscode.TextDocument;
+}
+
 export class SkillDiagnostics implements vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection("skill-following");
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -82,13 +94,37 @@ export class SkillDiagnostics implements vscode.Disposable {
     vscode.workspace.onDidOpenTextDocument((d) => this.update(d), this, this.disposables);
     vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document), this, this.disposables);
     vscode.workspace.onDidSaveTextDocument((d) => this.update(d), this, this.disposables);
-    vscode.workspace.onDidCloseTextDocument((d) => this.collection.delete(d.uri), this, this.disposables);
-    results.onDidChange(() => this.updateAll(), this, this.disposables);
+    // A closed skill with a verdict keeps it (read from disk), so the Problems panel lists the library's harmful skills.
+    vscode.workspace.onDidCloseTextDocument((d) => (isSkillDocument(d) && this.results.get(d.uri.fsPath) ? this.updateFile(d.uri.fsPath) : this.collection.delete(d.uri)), this, this.disposables);
+    results.onDidChange((files) => {
+      for (const f of files) this.updateFile(f);
+    }, this, this.disposables);
     this.updateAll();
   }
 
   private updateAll(): void {
-    for (const d of vscode.workspace.textDocuments) this.update(d);
+    const open = new Set<string>();
+    for (const d of vscode.workspace.textDocuments) {
+      this.update(d);
+      if (isSkillDocument(d)) open.add(d.uri.fsPath);
+    }
+    // Every evaluated skill of the workspace, open or not (after a library run, or a reload).
+    for (const f of this.results.files()) if (!open.has(f)) this.updateFile(f);
+  }
+
+  /** Diagnostics of a SKILL.md whether or not it is open: from the editor's text if open, else from the file on disk. */
+  updateFile(file: string): void {
+    const uri = vscode.Uri.file(file);
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString() && !d.isClosed);
+    if (open) return this.update(open);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      this.collection.delete(uri);
+      return;
+    }
+    this.update(textDocumentOf(uri, text));
   }
 
   private schedule(doc: vscode.TextDocument): void {

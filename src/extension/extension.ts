@@ -5,6 +5,8 @@ import { registerCommands } from "./commands.js";
 import { createConfig } from "./config.js";
 import { SkillDiagnostics, VerdictCodeActions } from "./diagnostics.js";
 import { SkillCodeLenses } from "./codelens.js";
+import { SkillFixCodeActions } from "./skill-fixes.js";
+import { RESULTS_VIEW, ResultsTree } from "./results-tree.js";
 import { SectionCodeActions, SectionCodeLenses } from "./ablation-ui.js";
 import { SectionResultsStore } from "./section-results.js";
 import { registerEvaluateOnSave } from "./evaluate-flow.js";
@@ -57,6 +59,8 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
     const diagnostics = new SkillDiagnostics(results, config, sections);
     const svc: Services = { ext, logger, config, secrets, results, runs, runner, reports, diagnostics, sections, layout };
     const lenses = new SkillCodeLenses(results);
+    const tree = new ResultsTree(svc);
+    svc.tree = tree;
     const sectionLenses = new SectionCodeLenses(sections, results);
     const skillSelector: vscode.DocumentSelector = { scheme: "file", pattern: "**/SKILL.md" };
 
@@ -74,10 +78,13 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
       vscode.languages.registerCodeLensProvider(skillSelector, lenses),
       vscode.languages.registerCodeActionsProvider(skillSelector, new VerdictCodeActions(), { providedCodeActionKinds: VerdictCodeActions.kinds }),
+      vscode.languages.registerCodeActionsProvider(skillSelector, new SkillFixCodeActions(), { providedCodeActionKinds: SkillFixCodeActions.kinds }),
       sectionLenses,
       vscode.languages.registerCodeLensProvider(skillSelector, sectionLenses),
       vscode.languages.registerCodeActionsProvider(skillSelector, new SectionCodeActions(sections), { providedCodeActionKinds: SectionCodeActions.kinds }),
       registerEvaluateOnSave(svc),
+      tree,
+      vscode.window.createTreeView(RESULTS_VIEW, { treeDataProvider: tree, showCollapseAll: true }),
       // A saved skill, or a new result, can make an open report stale (or current again): its banner follows.
       vscode.workspace.onDidSaveTextDocument((doc) => {
         if (path.basename(doc.uri.fsPath) === "SKILL.md") void reports.refreshSkills([doc.uri.fsPath]);

@@ -25,4 +25,6 @@ export interface Services {
   sections: SectionResultsStore;
   /** Where run files, reports and caches live (`<workspace>/.skill-following/…`, shared with the CLI). */
   layout: WorkspaceLayout;
+  /** The Skill Following view (set once it is registered). */
+  tree?: { refresh(): void };
 }

@@ -152,7 +152,7 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     await page.locator(".tab", { hasText: "SKILL.md" }).first().click();
     const lens = page.locator(".codelens-decoration a", { hasText: "RAE \u22120.25" }).first();
     await lens.waitFor({ timeout: 20_000 });
-    assert.match((await lens.textContent()) ?? "", /^RAE \u22120\.25 \[.*\] \u00b7 1 rescued \u00b7 2 harmed$/);
+    assert.match((await lens.textContent()) ?? "", /^RAE \u22120\.25 \[.*\] \u00b7 1 rescued \u00b7 2 harmed \u00b7 scripted-model on fixture-math$/);
     await page.screenshot({ path: path.join(shots, "3a-codelens.png") });
     await lens.click();
     // The report's page was destroyed while hidden behind SKILL.md; find the new one.

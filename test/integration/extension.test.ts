@@ -162,7 +162,7 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     assert.match(verdict.message, /RAE \u22120\.25 \[/);
     assert.ok(facts.codeActions.some((a: { command: string }) => a.command === "skillFollowing.showHarmedTasks"));
     const rae = facts.lensAfterRun.find((t: string) => t.startsWith("RAE"));
-    assert.match(rae, /^RAE \u22120\.25 \[\u2212?\d\.\d\d, \u2212?\d\.\d\d\] \u00b7 1 rescued \u00b7 2 harmed$/);
+    assert.match(rae, /^RAE \u22120\.25 \[\u2212?\d\.\d\d, \u2212?\d\.\d\d\] \u00b7 1 rescued \u00b7 2 harmed \u00b7 scripted-model on fixture-math$/, "the lens names the model and task set it reports");
     assert.ok(!rae.includes("stale"));
     assert.ok(facts.lensAfterRun.includes("$(search) Find what harms"), "a skill that harmed is offered Find What Harms");
   });

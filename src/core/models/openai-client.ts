@@ -5,7 +5,7 @@
  * stream that stalls after them would otherwise hang forever).
  */
 import OpenAI, { APIError } from "openai";
-import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
+import { CancelledError, EndpointUnreachableError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { classifyFailure, errnoCode, retryDelayMs, unsupportedParameter, type Failure } from "./retry.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
@@ -166,6 +166,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     sleep: options.sleep ?? abortableSleep,
     now: options.now ?? (() => performance.now()),
     deadline: options.attemptDeadline ?? (() => timerDeadline(timeoutMs)),
+    // The placeholder sent to local servers is no key: a 401 then means "this server wants one".
+    keyGiven: apiKey !== LOCAL_DUMMY_KEY,
   });
   return { id: retrier.id, complete: (request, callOptions) => retrier.complete(request, callOptions) };
 }
@@ -246,11 +248,18 @@ interface RetrierConfig {
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
   now: () => number;
   deadline: (request: ChatRequest, attempt: number) => AttemptDeadline;
+  /** Whether a real API key was given (for the 401 hint). */
+  keyGiven: boolean;
 }
+
+/** Connection failures that mean "nothing is listening there", as opposed to a flaky network. */
+const NOTHING_LISTENING = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 
 /** The one retry layer: attempts under their own deadline, backoff honouring Retry-After, typed final errors. */
 class Retrier {
   readonly id: string;
+  /** Some request of this client got an answer: a later connection failure is a hiccup, not a dead endpoint. */
+  private answered = false;
 
   constructor(private readonly c: RetrierConfig) {
     this.id = c.id;
@@ -265,11 +274,20 @@ class Retrier {
       if (userSignal?.aborted) throw new CancelledError();
       const outcome = await this.attempt(request, n, userSignal);
       if (outcome.ok) {
+        this.answered = true;
         if (n > 1) c.logger.debug(`model request succeeded on attempt ${n} (${c.id})`);
         return outcome.response;
       }
       last = outcome;
       const { failure, error } = outcome;
+      if (n >= 2 && !this.answered && failure.kind === "connection" && NOTHING_LISTENING.has(errnoCode(error) ?? "")) {
+        // Refused twice and never answered: a dead endpoint fails fast with one message, not minutes of retries.
+        throw new EndpointUnreachableError(`Nothing is listening at ${c.endpoint} (${errnoCode(error)})`, c.endpoint, {
+          hint: "Start the model server, or point the base URL at one that runs.",
+          hintIds: ["baseUrl", "log"],
+          cause: c.redaction.cause(error),
+        });
+      }
       if (!switched && request.maxTokens !== undefined && unsupportedParameter(error, "max_tokens")) {
         // Requests in flight when the first refusal arrived are refused too; each switches once and goes again.
         switched = true;
@@ -324,6 +342,11 @@ class Retrier {
         hintIds: ["temperature", "samples"],
         cause: c.redaction.cause(error),
       });
+    }
+    if (failure.status === 401) {
+      // Say which it is: a key that was refused, or none given to an endpoint that wants one.
+      const hint = c.keyGiven ? "The endpoint rejected the API key that was given: set a valid one." : "No API key was given, and this endpoint requires one: set one.";
+      return new ModelRequestError(message, failure.status, { hint, hintIds: ["apiKey"], cause: c.redaction.cause(error) });
     }
     return new ModelRequestError(message, failure.status, {
       ...(failure.hint === undefined ? {} : { hint: failure.hint }),

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
-import { CancelledError, InputError, ModelRequestError } from "../errors.js";
+import { CancelledError, EndpointUnreachableError, InputError, ModelRequestError } from "../errors.js";
 import type { Grader, Verdict } from "../grading/types.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { ModelClient, SamplingParams } from "../models/types.js";
@@ -306,5 +306,6 @@ function ablationRecord(job: AblationJob, agent: AgentResult, verdict: Verdict):
 }
 
 function isFatal(err: unknown): boolean {
+  if (err instanceof EndpointUnreachableError) return true;
   return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
 }

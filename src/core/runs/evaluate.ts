@@ -1,4 +1,4 @@
-import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
+import { CancelledError, EndpointUnreachableError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { batchJournalFile } from "../layout.js";
 import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
 import type { EngineGrader } from "../grading/index.js";
@@ -69,6 +69,7 @@ export interface EvaluationResult {
 
 /** Errors that make every further call pointless: stop the whole evaluation at once. */
 function isFatal(err: unknown): boolean {
+  if (err instanceof EndpointUnreachableError) return true;
   return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
 }
 

@@ -3,6 +3,7 @@ import { isMap, isScalar, isSeq, type Document, type LineCounter, type Node as Y
 import { SKILL_FINDING_CODES, finding, type SkillFindingCode } from "./codes.js";
 import { MAX_FRONTMATTER_BYTES, readFrontmatterYaml } from "./frontmatter.js";
 import { skillContentHash } from "./hash.js";
+import { closest } from "../../shared/suggest.js";
 import type { Finding, Skill } from "./types.js";
 
 /** Skill files above this size are refused: a SKILL.md is prose, and the editor lints it on every keystroke. */
@@ -16,7 +17,7 @@ export const BODY_WORDS_ADVICE = 5000;
 export const MAX_FINDINGS_PER_CODE = 50;
 export { MAX_FRONTMATTER_BYTES };
 
-const KNOWN_FIELDS = new Set(["name", "description", "license", "compatibility", "metadata", "allowed-tools"]);
+export const KNOWN_FIELDS = new Set(["name", "description", "license", "compatibility", "metadata", "allowed-tools"]);
 const FIELD_SPELLINGS: Record<string, string> = { allowed_tools: "allowed-tools", allowedTools: "allowed-tools", Name: "name", Description: "description" };
 
 interface Span {
@@ -225,10 +226,13 @@ function collectFields(doc: Document.Parsed, at: YamlSpans, out: FindingList): F
     const key = isScalar(keyNode) ? String(keyNode.value) : keyNode?.range && keyNode.range[1] - keyNode.range[0] > 200 ? "(a long complex key)" : String(keyNode);
     const keySpan = at.node(keyNode, { line: 2, column: 1 });
     fields.set(key, { pair, keySpan });
-    if (!KNOWN_FIELDS.has(key)) {
-      const hint = FIELD_SPELLINGS[key] ? `did you mean \`${FIELD_SPELLINGS[key]}\`?` : "agents ignore it (Agent Skills defines name, description, license, compatibility, metadata, allowed-tools)";
-      out.add("unknown-field", `unknown field \`${shown(key)}\`: ${hint}`, keySpan);
-    }
+  }
+  for (const [key, { keySpan }] of fields) {
+    if (KNOWN_FIELDS.has(key)) continue;
+    // A typo of a field the skill lacks ("descripton" beside no "description"): the quick fix renames it.
+    const near = FIELD_SPELLINGS[key] ?? closest(key.replace(/_/g, "-"), [...KNOWN_FIELDS].filter((k) => !fields.has(k)));
+    const hint = near ? `did you mean \`${near}\`?` : "agents ignore it (Agent Skills defines name, description, license, compatibility, metadata, allowed-tools)";
+    out.add("unknown-field", `unknown field \`${shown(key)}\`: ${hint}`, keySpan);
   }
   return fields;
 }

@@ -169,6 +169,9 @@ async function body(): Promise<void> {
       resolve(o);
     });
   });
+  // The setting reaches the extension host by an event that can come after update() resolves (seen under load).
+  const svcConfig = (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config;
+  await waitFor("the extension to see evaluateOnSave", () => svcConfig.get().evaluateOnSave);
   await doc.save();
   await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error("evaluate-on-save did not finish in 30 s")), 30_000))]);
   // Results are stored right after the run finishes; wait for the lens to pick them up.

@@ -6,12 +6,36 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { cliLayout } from "../../../src/cli/paths.js";
-import { dataDirOf, ensureDataDir, freshRunFile, reportFile, runFileName, taskSetCacheDir, workspaceLayout } from "../../../src/core/layout.js";
+import { dataDirOf, ensureDataDir, freshRunFile, listRuns, oldRuns, parseRunFileName, reportFile, runFileName, taskSetCacheDir, workspaceLayout } from "../../../src/core/layout.js";
 
 describe("workspace layout", () => {
   it("names a run file by what ran, then when (UTC), with unsafe characters replaced", () => {
     const name = runFileName({ label: "my skill/v2", taskSet: "gsm8k", model: "openai/gpt-4o-mini" }, new Date("2025-03-04T05:06:07.089Z"));
     assert.equal(name, "my-skill-v2--gsm8k--openai-gpt-4o-mini--2025-03-04-050607089.jsonl");
+  });
+
+  it("reads a run file's name back: what ran, on which tasks, with which model, when", () => {
+    const now = new Date("2025-03-04T05:06:07.089Z");
+    const name = runFileName({ label: "round-money-whole-units", taskSet: "math-word", model: "gpt-4o-mini" }, now);
+    assert.deepEqual(parseRunFileName(`/x/${name}`), { label: "round-money-whole-units", taskSet: "math-word", model: "gpt-4o-mini", time: now });
+    assert.deepEqual(parseRunFileName(name.replace(".jsonl", "-2.jsonl"))?.time, now);
+    assert.equal(parseRunFileName("my-own-run.jsonl"), undefined);
+  });
+
+  it("lists runs newest first and finds the old ones: all but the latest of each skill, task set and model", () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "sf-layout-runs-"));
+    const at = (iso: string) => new Date(iso);
+    const files = [
+      runFileName({ label: "money", taskSet: "math", model: "m" }, at("2026-01-01T10:00:00Z")),
+      runFileName({ label: "money", taskSet: "math", model: "m" }, at("2026-01-02T10:00:00Z")),
+      runFileName({ label: "money", taskSet: "math", model: "other" }, at("2026-01-01T09:00:00Z")),
+      runFileName({ label: "lists", taskSet: "py", model: "m" }, at("2026-01-03T10:00:00Z")),
+    ];
+    for (const f of files) writeFileSync(path.join(root, f), "{}\n");
+    writeFileSync(path.join(root, files[0]!.replace(".jsonl", ".ablation-money.jsonl")), "{}\n");
+    const runs = listRuns(root);
+    assert.deepEqual(runs.map((r) => r.label + "/" + r.model), ["lists/m", "money/m", "money/m", "money/other"]);
+    assert.deepEqual(oldRuns(runs).map((r) => path.basename(r.file)), [files[0]]);
   });
 
   it("never hands out an existing run file", () => {

@@ -1,0 +1,149 @@
+/**
+ * Runs inside code-server's extension host: the editor integration a skill author relies on after the first report.
+ * Diagnostics for skills that are not open (after a library run), the Skill Following view, quick fixes, an open
+ * report that follows evaluate-on-save (or says it is stale), diffs beside the report, deleting old runs.
+ * editor.test.ts asserts what this records.
+ */
+import * as vscode from "vscode";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { hostConfig, reportFacts, serverCalls } from "./common.js";
+
+interface HostConfig {
+  resultsFile: string;
+  skillFile: string;
+  brokenSkillFile: string;
+  taskSetFile: string;
+  controlUrl: string;
+  apiKey: string;
+}
+
+const config = hostConfig<HostConfig>();
+const facts: Record<string, unknown> = {};
+const steps: string[] = [];
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const codesOf = (uri: vscode.Uri) => vscode.languages.getDiagnostics(uri).map((d) => ({ code: String(typeof d.code === "object" ? d.code.value : d.code), severity: vscode.DiagnosticSeverity[d.severity], line: d.range.start.line, endLine: d.range.end.line, message: d.message }));
+
+interface Panel {
+  runFiles: string[];
+  current?: { stale?: { reason: string; latestRunFile?: string } };
+  panel: { viewColumn?: number };
+  lastRendered?: unknown;
+  onDidRender: vscode.Event<unknown>;
+}
+interface Api {
+  services: {
+    runner: { onDidFinish: vscode.Event<unknown>; running: boolean };
+    reports: { active?: Panel; all(): Panel[] };
+    tree?: { getChildren(node?: unknown): unknown[] };
+    layout: { runsDir: string };
+  };
+}
+
+type TreeNode = { kind: string; id?: string; name?: string; result?: { flag: string }; runs?: unknown[]; run?: { file: string } };
+
+async function body(): Promise<void> {
+  const ext = vscode.extensions.getExtension("skill-following.skill-following");
+  const api = (await ext!.activate()) as Api;
+  const skillUri = vscode.Uri.file(config.skillFile);
+  const opts = { taskSet: config.taskSetFile, model: "scripted-model" };
+  await vscode.commands.executeCommand("skillFollowing.setApiKey", config.apiKey);
+
+  steps.push("library run, no skill open");
+  const lib = (await vscode.commands.executeCommand("skillFollowing.evaluateLibrary", undefined, opts)) as { runFile: string } | undefined;
+  facts.libraryRunFile = lib?.runFile ?? null;
+  facts.skillOpen = vscode.workspace.textDocuments.some((d) => d.uri.fsPath === skillUri.fsPath);
+  facts.libraryDiagnostics = await waitFor("a verdict on the closed skill", () => {
+    const d = codesOf(skillUri).filter((x) => x.code.startsWith("evaluation-"));
+    return d.length > 0 ? d : undefined;
+  });
+
+  steps.push("the Skill Following view");
+  const tree = api.services.tree!;
+  const groups = tree.getChildren() as TreeNode[];
+  const skills = tree.getChildren(groups.find((g) => g.id === "skills")) as TreeNode[];
+  const days = tree.getChildren(groups.find((g) => g.id === "runs")) as TreeNode[];
+  facts.tree = {
+    groups: groups.map((g) => g.id),
+    skills: skills.map((s) => ({ name: s.name, flag: s.result?.flag ?? null })),
+    runs: days.flatMap((d) => (tree.getChildren(d) as TreeNode[]).map((r) => path.basename(r.run!.file))),
+  };
+
+  steps.push("quick fix");
+  const broken = vscode.Uri.file(config.brokenSkillFile);
+  await vscode.window.showTextDocument(broken);
+  const yaml = await waitFor("yaml-syntax diagnostic", () => vscode.languages.getDiagnostics(broken).find((d) => d.code === "yaml-syntax"));
+  // Right after opening, the lightbulb's list can come before the diagnostics reach it: ask until ours is there.
+  const actions = await waitFor("the quick fix", async () => {
+    const list = (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", broken, yaml.range)) ?? [];
+    return list.some((a) => a.title.startsWith("Quote the description")) ? list : undefined;
+  }).catch(async () => (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", broken, yaml.range)) ?? []);
+  facts.quickFixTitles = actions.map((a) => a.title);
+  const quote = actions.find((a) => a.title.startsWith("Quote the description"));
+  if (quote?.edit) await vscode.workspace.applyEdit(quote.edit);
+  facts.afterQuickFix = await waitFor("lint after the fix", async () => {
+    await new Promise((r) => setTimeout(r, 500));
+    return codesOf(broken).map((d) => d.code);
+  });
+
+  steps.push("open report of the skill");
+  await vscode.window.showTextDocument(skillUri);
+  const first = (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", skillUri, opts)) as { runFile: string } | undefined;
+  const panel = await waitFor("report panel", () => api.services.reports.all().find((p) => p.runFiles[0] === first?.runFile));
+  facts.firstRunFile = first?.runFile;
+
+  steps.push("evaluate on save with the report open");
+  await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", true, vscode.ConfigurationTarget.Workspace);
+  // The setting reaches the extension host by an event that can come after update() resolves (seen under load).
+  await waitFor("the extension to see evaluateOnSave", () => (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config.get().evaluateOnSave);
+  const doc = await vscode.workspace.openTextDocument(skillUri);
+  const editor = await vscode.window.showTextDocument(doc);
+  await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), "4. Say which unit the answer is in.\n"));
+  const finished = new Promise((resolve) => {
+    const sub = api.services.runner.onDidFinish(() => {
+      sub.dispose();
+      resolve(undefined);
+    });
+  });
+  await doc.save();
+  await finished;
+  await waitFor("the panel on the new run", () => panel.runFiles[0] !== first?.runFile);
+  facts.afterSave = { runFile: panel.runFiles[0], stale: panel.current?.stale ?? null };
+
+  steps.push("changed again: stale banner");
+  await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", false, vscode.ConfigurationTarget.Workspace);
+  await waitFor("the extension to see evaluateOnSave off", () => !(api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config.get().evaluateOnSave);
+  await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), "5. Check the answer once more.\n"));
+  await doc.save();
+  facts.staleAfterSecondEdit = await waitFor("stale banner", () => panel.current?.stale);
+
+  steps.push("diff beside the report");
+  // The reader is in the report when they click a harmed task.
+  await vscode.commands.executeCommand("skillFollowing.openReport", [panel.runFiles[0]]);
+  const harmed = "T2-harmed";
+  await vscode.commands.executeCommand("skillFollowing.openTaskComparison", panel.runFiles[0], harmed, 0);
+  const diffGroup = await waitFor("diff tab", () => vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputTextDiff)));
+  const reportGroup = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label.startsWith("Report")));
+  facts.diffBeside = { diffColumn: diffGroup.viewColumn, reportColumn: reportGroup?.viewColumn ?? null, reportStillVisible: reportGroup?.activeTab?.label.startsWith("Report") ?? false };
+
+  steps.push("delete old runs");
+  const before = readdirSync(api.services.layout.runsDir).filter((f) => f.endsWith(".jsonl"));
+  const deleted = await vscode.commands.executeCommand<number>("skillFollowing.deleteOldRuns", true);
+  const after = readdirSync(api.services.layout.runsDir).filter((f) => f.endsWith(".jsonl"));
+  facts.deleteOldRuns = { before: before.length, deleted, after: after.length, latestKept: existsSync(panel.runFiles[0]!) };
+  facts.calls = await serverCalls(config.controlUrl);
+}
+
+export function run(): Promise<void> {
+  return reportFacts(config.resultsFile, facts, body, steps);
+}
