@@ -77,7 +77,8 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   const inner = local ?? createOpenAIClient({ baseURL: config?.baseURL, apiKey: config?.apiKey, model: config?.model ?? h.model.name, timeoutMs: timeoutS * 1000, logger });
   if (inner.id !== h.model.id) logger.warn(`the endpoint (${inner.id}) is not the run's (${h.model.id}): calls before load_skill will not come from the response cache`);
   const layout = cliLayout(values["cache-dir"]);
-  ensureDataDir(layout);
+  // Ablation records go to --out or beside the run file; the data folder only holds the caches, when they are there.
+  if (!values["cache-dir"]) ensureDataDir(layout);
   const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: layout.responsesDir, logger });
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(values["no-cache"] ? {} : { verdictCacheDir: layout.verdictsDir }) });
 

@@ -147,7 +147,8 @@ interface EvaluationInputs {
 
 async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
   const { values, skillPaths, scan, taskSet, settings, shard, inner, model, endpoint, layout, logger, signal } = i;
-  ensureDataDir(layout);
+  // The data folder (and its .gitignore) only when something goes there: the run file or the caches.
+  if (!values.out || !values["cache-dir"]) ensureDataDir(layout);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.

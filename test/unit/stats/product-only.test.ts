@@ -21,7 +21,7 @@ it("every function src/core/stats exports is part of a product bundle", async ()
     platform: "node",
     format: "cjs",
     target: "node20",
-    external: ["vscode", "pyodide"],
+    external: ["vscode", "pyodide", "node-llama-cpp"],
     logLevel: "silent",
   });
   const web = await build({ entryPoints: [path.join(repo, "src/webview/main.ts")], outdir: "/virtual", bundle: true, write: false, platform: "browser", format: "iife", target: "es2022", logLevel: "silent" });
