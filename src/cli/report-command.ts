@@ -50,6 +50,7 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
     return a;
   });
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
+  if (format === "skill-creator") throw new InputError("the skill-creator export is not built yet");
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
   const output = render(report);
   if (values.out) {

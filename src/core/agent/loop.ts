@@ -1,6 +1,6 @@
 import type { SkillLibrary } from "../retrieval/library.js";
 import type { ChatMessage, ChatRequest, ModelClient, SamplingParams } from "../models/types.js";
-import type { Condition, SkillRef } from "../../shared/vocabulary/index.js";
+import type { Condition, FileRead, SkillRef } from "../../shared/vocabulary/index.js";
 import type { ToolCallRecord } from "./types.js";
 import type { Task } from "../tasks/schema.js";
 import { extractAnswer } from "./extract.js";
@@ -25,6 +25,8 @@ export interface AgentResult {
   transcript: ChatMessage[];
   toolCalls: ToolCallRecord[];
   retrieved: SkillRef[];
+  /** Files read from skill folders with read_skill_file, in order (repeats kept once). */
+  filesRead: FileRead[];
   /** The final assistant text, or null when the loop ended without one. */
   finalText: string | null;
   answer: string | null;
@@ -63,6 +65,7 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
     transcript: messages,
     toolCalls: [],
     retrieved: [],
+    filesRead: [],
     finalText: null,
     answer: null,
     tokens: { prompt: 0, completion: 0 },
@@ -87,12 +90,15 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
     messages.push({ role: "assistant", content: response.content, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) {
       result.finalText = response.content;
-      result.answer = extractAnswer(input.task, response.content);
+      result.answer = answerOf(input.task, response.content);
       return result;
     }
     for (const call of calls) {
       const outcome = input.library.execute(call);
       result.toolCalls.push({ name: call.name, arguments: call.arguments, retrieved: outcome.retrieved, ...(outcome.error ? { error: outcome.error } : {}) });
+      if (outcome.fileRead && !result.filesRead.some((f) => f.skill === outcome.fileRead!.skill && f.path === outcome.fileRead!.path)) {
+        result.filesRead.push(outcome.fileRead);
+      }
       for (const ref of outcome.retrieved) {
         if (!seen.has(ref.name)) {
           seen.add(ref.name);
@@ -106,6 +112,12 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
   // The last assistant text, if any, is still graded: a model that answers while also calling a tool gets credit.
   const lastText = [...messages].reverse().find((m) => m.role === "assistant" && m.content)?.content ?? null;
   result.finalText = typeof lastText === "string" ? lastText : null;
-  result.answer = extractAnswer(input.task, result.finalText);
+  result.answer = answerOf(input.task, result.finalText);
   return result;
+}
+
+/** A skill eval is graded on the whole reply (its checks and judge read it all); other tasks on the extracted answer. */
+function answerOf(task: Task, text: string | null): string | null {
+  if (task.kind === "skill-eval") return text === null || text.trim() === "" ? null : text;
+  return extractAnswer(task, text);
 }

@@ -33,6 +33,8 @@ export interface EvaluationDeps {
   /** The model name sent in requests. */
   model: string;
   baseUrl?: string;
+  /** Skill evals: the judge's endpoint and model name. Default: the evaluated model's client and name. */
+  judge?: { client: ModelClient; model: string };
   /** Grades answers; `prepare` starts what the final task list needs and says how code is isolated. */
   grader: Pick<EngineGrader, "grade" | "prepare">;
   runFile: string;
@@ -87,6 +89,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     },
     maxTurns: settings.maxTurns,
     grader: deps.grader,
+    ...(run.judge ? { judge: run.judge } : {}),
     signal: internal.signal,
   };
   state.progress();

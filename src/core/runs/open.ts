@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { InputError } from "../errors.js";
-import type { EngineGrader } from "../grading/index.js";
+import type { EngineGrader, JudgeConfig } from "../grading/index.js";
+import type { ModelClient } from "../models/types.js";
 import type { Logger } from "../logger.js";
 import type { RunSettings } from "../settings.js";
 import type { Skill } from "../skills/types.js";
@@ -14,9 +15,10 @@ import type { RunHeader, RunRecord } from "./types.js";
 export interface OpenRunInputs {
   skills: readonly Skill[];
   taskSet: TaskSet;
-  client: { id: string };
+  client: ModelClient;
   model: string;
   baseUrl?: string;
+  judge?: { client: ModelClient; model: string };
   grader: Pick<EngineGrader, "prepare">;
   runFile: string;
   resume: boolean;
@@ -30,6 +32,8 @@ export interface OpenedRun {
   /** Records already in the file (resume), limited to tasks still in the task set. */
   existing: RunRecord[];
   writer: RunWriter;
+  /** The judge of the tasks' free-text expectations; absent when no task has one. */
+  judge?: JudgeConfig;
 }
 
 /**
@@ -53,9 +57,17 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
     existing = prior.records.filter((r) => byId.has(r.taskId));
   }
   const sandbox = inputs.grader.prepare(tasks);
+  const judge = judgeFor(tasks, settings, inputs);
   const header = buildRunHeader(
     settings,
-    { skills: inputs.skills, taskSet: inputs.taskSet, clientId: inputs.client.id, model: inputs.model, ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}) },
+    {
+      skills: inputs.skills,
+      taskSet: inputs.taskSet,
+      clientId: inputs.client.id,
+      model: inputs.model,
+      ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
+      ...(judge ? { judge: { id: judge.client.id, model: judge.model, repeats: judge.repeats } } : {}),
+    },
     tasks,
     sandbox,
     inputs.stamp ?? { runId: randomUUID(), createdAt: new Date().toISOString() },
@@ -63,10 +75,17 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
   if (prior) {
     assertResumable(prior.header, header, runFile);
     logger.info(`resuming ${runFile}: ${existing.length} runs already done`);
-    return { header: prior.header, tasks, existing, writer: RunWriter.append(runFile) };
+    return { header: prior.header, tasks, existing, writer: RunWriter.append(runFile), ...(judge ? { judge } : {}) };
   }
   if (existsSync(runFile)) {
     throw new InputError(`${runFile} already exists`, { file: runFile, hint: "Resume it, or choose another run file.", hintIds: ["resume", "runFile"] });
   }
-  return { header, tasks, existing, writer: RunWriter.create(runFile, header) };
+  return { header, tasks, existing, writer: RunWriter.create(runFile, header), ...(judge ? { judge } : {}) };
+}
+
+/** The judge, when some task has free-text expectations: the given endpoint, else the evaluated model's (temperature 0). */
+function judgeFor(tasks: readonly Task[], settings: RunSettings, inputs: OpenRunInputs): JudgeConfig | undefined {
+  if (!tasks.some((t) => t.kind === "skill-eval" && t.criteria.some((c) => c.type === "judge"))) return undefined;
+  const endpoint = inputs.judge ?? { client: inputs.client, model: inputs.model };
+  return { client: endpoint.client, model: endpoint.model, repeats: settings.judgeRepeats, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };
 }
