@@ -2,6 +2,7 @@
 export * from "./schema.js";
 export { buildReport, type BuildOptions, type RunInput } from "./build.js";
 export * from "./sections-schema.js";
+export * from "./skill-evals-schema.js";
 export { attachSections, sectionsByHarm, INTERACTIONS_NOTE, type AblationInput } from "./sections.js";
 export { failOn, type FailOnMode } from "./fail-on.js";
 export { renderJson } from "./render-json.js";

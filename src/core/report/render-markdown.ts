@@ -1,6 +1,7 @@
 /** Markdown for a PR comment (GitHub-flavoured). Every piece of model/task/skill text goes through escapeMarkdown. */
 import type { Evaluation, Report } from "./schema.js";
 import { sectionsMarkdown } from "./render-sections.js";
+import { skillEvalsMarkdown } from "./render-skill-evals.js";
 import { escapeMarkdown as md, interval, pValue, pct, signed, sortedSkills, subsetRows, title, verdict } from "./format.js";
 
 const BADGE: Record<string, string> = { helpful: "✅ helpful", harmful: "❌ harmful", inconclusive: "➖ inconclusive", "not-retrieved": "· not retrieved" };
@@ -29,6 +30,7 @@ function evaluationMarkdown(e: Evaluation): string {
     out.push(`| ${md(s.name)} | ${s.table.n} | ${s.table.rescued} | ${s.table.harmed} | ${signed(s.table.effect)} | ${interval(s.table.ci)} | ${pValue(s.pHolm)} | ${BADGE[s.badge]} |`);
   }
   out.push(...sectionsMarkdown(e));
+  out.push(...skillEvalsMarkdown(e));
   const harmedSkills = sortedSkills(e).filter((s) => s.harmedTasks.length + s.rescuedTasks.length > 0);
   if (harmedSkills.length > 0) {
     out.push("");

@@ -1,0 +1,193 @@
+/**
+ * A library's own evals end to end against the scripted server, which answers the agent and the judge over real
+ * HTTP. The outcomes are fixed by the scenario (test/support/skill-evals-scenario.ts); every number below is worked
+ * out by hand from that table:
+ *
+ *   task                  enabled loads         enabled   disabled   outcome     expectations E / D
+ *   release-notes/1       release-notes (+ref)  pass      fail       rescued     2/2 · 1/2
+ *   release-notes/2       release-notes         pass      pass       both pass   2/2 · 2/2
+ *   release-notes/3 (nm)  release-notes         fail      pass       harmed      0/1 · 1/1
+ *   csv-report/sum        csv-report            pass      fail       rescued     1/1 · 0/1
+ *   csv-report/empty      —                     fail      fail       both fail   0/1 · 0/1
+ *   csv-report/mean       release-notes         fail      pass       harmed      0/2 · 2/2
+ *   commit-style/1        commit-style          pass      pass       both pass   2/2 · 2/2
+ *   commit-style/2        commit-style, csv     pass      fail       rescued     1/1 · 0/1
+ *   commit-style/trigger-1, -2 (nm): enabled only, both load commit-style.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createGrader } from "../../../src/core/grading/index.js";
+import { createCachedClient } from "../../../src/core/models/cache.js";
+import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
+import { buildReport } from "../../../src/core/report/build.js";
+import { evaluate } from "../../../src/core/runs/evaluate.js";
+import { readRunFile } from "../../../src/core/runs/store.js";
+import { scanSkills } from "../../../src/core/skills/index.js";
+import { mcnemarMidP, tangoInterval } from "../../../src/core/stats/index.js";
+import { loadSkillEvals, loadTriggerEvals, withTriggerTasks } from "../../../src/core/tasks/index.js";
+import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
+import { SKILL_MARKERS, agentScript, writeLibrary } from "../../support/skill-evals-scenario.js";
+import { isJudgeRequest, readJudgeAsk, tagJudge, withJudge } from "../../support/scripts.js";
+
+const root = mkdtempSync(path.join(os.tmpdir(), "sf-skill-evals-"));
+const { skillsDir, triggerFile } = writeLibrary(root);
+const cacheDir = path.join(root, "cache");
+
+describe("skill evals end to end", () => {
+  let server: ScriptedServer;
+  const grader = createGrader();
+  let n = 0;
+
+  before(async () => {
+    server = await startScriptedServer({ script: withJudge(agentScript, tagJudge) });
+  });
+  after(async () => {
+    await server.close();
+    await grader.dispose();
+  });
+
+  const run = async () => {
+    const scan = await scanSkills([skillsDir]);
+    const base = loadSkillEvals(scan.skills);
+    const triggers = loadTriggerEvals(triggerFile, scan.skills);
+    const taskSet = withTriggerTasks(base, triggers.tasks, triggerFile, triggers.issues);
+    const client = createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5, maxBackoffMs: 20 }), { dir: cacheDir });
+    const runFile = path.join(root, `run-${n++}.jsonl`);
+    const result = await evaluate({ mode: "catalog", concurrency: 2 }, { skills: scan.skills, taskSet, client, model: "m", grader, runFile, resume: false });
+    return { result, taskSet, runFile };
+  };
+
+  it("gives the rescued and harmed lists, RAE with interval and p, pass rates, triggering and the matrix of the table above", async () => {
+    server.reset();
+    const { result, taskSet } = await run();
+    assert.equal(result.failedRuns, 0, result.lastError);
+    assert.equal(taskSet.tasks.length, 10);
+    // Agent turns: enabled 21 (3+2+2+2+1+2+2+3+2+2), disabled 8; judge: 5 judged tasks × 2 outputs.
+    assert.equal(server.calls, 21 + 8 + 10);
+    const e = buildReport([{ header: result.header, records: result.records }]).evaluations[0]!;
+
+    assert.equal(e.tasks.planned, 8, "trigger cases are not pairs");
+    assert.deepEqual(e.tasks.incompleteIds, []);
+    assert.deepEqual([e.overall!.n, e.overall!.rescued, e.overall!.harmed, e.overall!.bothPass, e.overall!.bothFail], [8, 3, 2, 2, 1]);
+    const r = e.retrieved;
+    assert.deepEqual([r.n, r.rescued, r.harmed, r.bothPass, r.bothFail], [7, 3, 2, 2, 0]);
+    assert.equal(r.effect, 1 / 7);
+    // Mid-p of 3 vs 2 discordant: 2·(P(X<2) + ½P(X=2)), X ~ Bin(5, ½) = 2·(6/32 + 5/64·2) = 22/32.
+    assert.equal(r.pMid, 22 / 32);
+    assert.equal(r.pMid, mcnemarMidP(3, 2));
+    assert.deepEqual(r.ci, tangoInterval(3, 2, 7, 0.05));
+
+    const skill = (name: string) => e.skills.find((s) => s.name === name)!;
+    const rn = skill("release-notes");
+    assert.deepEqual(rn.rescuedTasks, ["release-notes/1"]);
+    // Task order is the skills' order (by name), then each file's order.
+    assert.deepEqual(rn.harmedTasks, ["csv-report/mean", "release-notes/3"]);
+    assert.equal(rn.table.effect, -1 / 4);
+    assert.equal(rn.table.pMid, 0.625); // 1 vs 2: 2·(1/8 + ½·3/8)
+    assert.deepEqual(skill("csv-report").rescuedTasks, ["commit-style/2", "csv-report/sum"]);
+    assert.deepEqual(skill("commit-style").rescuedTasks, ["commit-style/2"]);
+    assert.equal(skill("commit-style").table.effect, 1 / 2);
+
+    assert.deepEqual(e.expectations, { enabled: { passed: 8, total: 12, rate: 8 / 12 }, disabled: { passed: 8, total: 12, rate: 8 / 12 } });
+    assert.deepEqual(rn.ownExpectations, { enabled: { passed: 4, total: 5, rate: 4 / 5 }, disabled: { passed: 4, total: 5, rate: 4 / 5 } });
+    assert.deepEqual(skill("csv-report").ownExpectations?.enabled, { passed: 1, total: 4, rate: 1 / 4 });
+    assert.deepEqual(skill("commit-style").ownExpectations?.disabled, { passed: 2, total: 3, rate: 2 / 3 });
+
+    assert.deepEqual(rn.trigger, { ownEvals: { n: 2, loaded: 2 }, otherEvals: { n: 7, loaded: 1 }, nearMiss: { n: 1, loaded: 1 } });
+    assert.deepEqual(skill("csv-report").trigger, { ownEvals: { n: 3, loaded: 1 }, otherEvals: { n: 7, loaded: 1 }, nearMiss: { n: 0, loaded: 0 } });
+    assert.deepEqual(skill("commit-style").trigger, { ownEvals: { n: 3, loaded: 3 }, otherEvals: { n: 6, loaded: 0 }, nearMiss: { n: 1, loaded: 1 } });
+    // Own evals where loaded: release-notes/1 rescued, /2 both pass; csv-report/sum rescued; commit-style/1 both pass, /2 rescued.
+    assert.deepEqual([rn.ownEvals!.n, rn.ownEvals!.rescued, rn.ownEvals!.harmed, rn.ownEvals!.effect], [2, 1, 0, 1 / 2]);
+    assert.deepEqual(rn.ownEvals!.rescuedTasks, ["release-notes/1"]);
+    assert.deepEqual([skill("csv-report").ownEvals!.n, skill("csv-report").ownEvals!.effect], [1, 1]);
+    assert.deepEqual([skill("commit-style").ownEvals!.n, skill("commit-style").ownEvals!.effect], [2, 1 / 2]);
+
+    assert.deepEqual(e.triggerMatrix, {
+      skills: ["commit-style", "csv-report", "release-notes"],
+      owners: ["commit-style", "csv-report", "release-notes"],
+      loaded: [
+        [3, 0, 0],
+        [1, 1, 0],
+        [0, 1, 2],
+      ],
+      n: [
+        [3, 3, 2],
+        [3, 3, 2],
+        [3, 3, 2],
+      ],
+    });
+    assert.deepEqual(e.judge && { model: e.judge.model, repeats: e.judge.repeats, agreement: e.judge.agreement, kappa: e.judge.kappa, unstablePairs: e.judge.unstablePairs }, {
+      model: "m",
+      repeats: 1,
+      agreement: null,
+      kappa: null,
+      unstablePairs: [],
+    });
+  });
+
+  it("records the judge's evidence per expectation and the files read", async () => {
+    const { result } = await run();
+    const rec = (id: string, c: string) => result.records.find((r) => r.taskId === id && r.condition === c)!;
+    assert.deepEqual(rec("release-notes/1", "enabled").filesRead, [{ skill: "release-notes", path: "references/style.md" }]);
+    assert.equal(rec("release-notes/1", "enabled").retrieved.length, 1);
+    assert.deepEqual(rec("release-notes/1", "disabled").verdict.expectations, [
+      { text: "Groups the changes by kind [grouped]", passed: true, evidence: "the response has [grouped]" },
+      { text: 'contains "## Breaking changes"', passed: false, evidence: "not found in the output (67 characters)", check: "contains" },
+    ]);
+    assert.equal(rec("csv-report/mean", "disabled").verdict.expectations?.[0]?.check, "json_valid");
+    // Read back from the file: the record carries the same.
+    const file = await readRunFile(result.runFile);
+    assert.deepEqual(file.records.find((r) => r.key === rec("release-notes/1", "disabled").key)?.verdict.expectations, rec("release-notes/1", "disabled").verdict.expectations);
+  });
+
+  it("keeps the judge blind: no condition, skill text, tool call or other run's output in any judge request", async () => {
+    server.reset();
+    await run(); // all cached: nothing is asked again
+    assert.equal(server.calls, 0);
+    server.reset();
+    const fresh = path.join(root, "blind-cache");
+    const scan = await scanSkills([skillsDir]);
+    const taskSet = loadSkillEvals(scan.skills);
+    const client = createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5 }), { dir: fresh });
+    const result = await evaluate({ mode: "catalog" }, { skills: scan.skills, taskSet, client, model: "m", grader, runFile: path.join(root, "blind.jsonl"), resume: false });
+    const judged = server.requests.filter(isJudgeRequest);
+    assert.equal(judged.length, 10);
+    for (const req of judged) {
+      const text = JSON.stringify(req);
+      assert.equal(req.temperature, 0);
+      assert.equal(req.tools, undefined);
+      assert.equal(req.messages.length, 2);
+      for (const marker of SKILL_MARKERS) assert.ok(!text.includes(marker), `skill text ${marker} in a judge request`);
+      for (const word of ["enabled", "disabled", "load_skill", "read_skill_file", "with_skill", "without"]) assert.ok(!text.includes(word), `${word} in a judge request`);
+      const ask = readJudgeAsk(req, 0);
+      // Exactly one output of its task: the one graded, never the other condition's.
+      const outputs = result.records.filter((r) => ask.userText.includes(r.answer ?? "\u0000") && r.answer);
+      const own = outputs.filter((r) => r.answer === ask.response);
+      assert.equal(own.length, 1, `graded output: ${ask.response}`);
+      assert.deepEqual(outputs.filter((r) => r.answer !== ask.response && !ask.response.includes(r.answer!)), []);
+    }
+    // The attached git log is shown to the judge (it is part of the request), under its path.
+    assert.ok(judged.some((r) => readJudgeAsk(r, 0).userText.includes("### evals/files/git-log.txt")));
+  });
+
+  it("editing a referenced file re-issues only the calls after it was read", async () => {
+    const style = path.join(skillsDir, "release-notes", "references", "style.md");
+    const before = readFileSync(style, "utf8");
+    try {
+      writeFileSync(style, `${before}Also: one line per change.\n`);
+      server.reset();
+      const { result } = await run();
+      assert.equal(result.failedRuns, 0);
+      // Only release-notes/1's enabled run read the file: its turn after the read is asked again; the answer is the
+      // same, so its grading comes from the cache.
+      assert.equal(server.calls, 1);
+      const last = server.requests[0]!;
+      assert.ok(JSON.stringify(last).includes("one line per change"));
+    } finally {
+      writeFileSync(style, before);
+    }
+  });
+});
