@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { freshRunFile, taskSetCacheDir } from "../core/layout.js";
+import { freshRunFile } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
