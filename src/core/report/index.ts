@@ -12,3 +12,4 @@ export { renderJUnit } from "./render-junit.js";
 export { renderCsv } from "./render-csv.js";
 export { renderHtml } from "./render-html.js";
 export { escapeHtml, escapeMarkdown, escapeXml } from "./format.js";
+export { skillCreatorExport, type ExportFile } from "./skill-creator.js";

@@ -86,7 +86,7 @@ export type TriggerSet = z.infer<typeof TriggerSetSchema>;
 
 /** The JSON Schema contributed for `**\/evals/evals.json` (written into dist/ at build time). */
 export function evalsJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(EvalsFileSchema, { io: "input", unrepresentable: "any" }), title: "Skill evals (evals/evals.json)" };
+  return { ...z.toJSONSchema(EvalsFileSchema, { io: "input", unrepresentable: "any", target: "draft-7" }), title: "Skill evals (evals/evals.json)" };
 }
 
 /** A 1-based line and column in a text. */
