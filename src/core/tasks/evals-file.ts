@@ -172,28 +172,46 @@ function describeParseError(code: string): string {
 
 /** A zod error as located reasons, first few only: `{at, message}` each, the message naming the field. */
 export function locatedIssues(json: LocatedJson, error: z.ZodError, basePath: readonly PropertyKey[] = [], max = 3): Array<{ at: Position; message: string }> {
-  return error.issues.flatMap(unwrapUnion).slice(0, max).map((issue) => {
+  const scoped = valueAt(json.value, basePath);
+  return error.issues.flatMap((i) => unwrapUnion(i, scoped)).slice(0, max).map((issue) => {
     const path = [...basePath, ...issue.path];
     const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
     const field = path.length ? `field "${path.map(String).join(".")}"` : "the file";
+    const missing = issue.code === "invalid_type" && valueAt(json.value, path) === undefined;
     const message =
       issue.code === "unrecognized_keys"
         ? `${field}: unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}${suggest(issue.keys[0] ?? "")}`
-        : issue.code === "invalid_type" && issue.input === undefined
+        : missing
           ? `${field}: missing (required)`
           : `${field}: ${issue.message}`;
     return { at: json.locate(path, unknownKey), message };
   });
 }
 
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+const kindOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+
 /**
  * zod reports a failed union as one "Invalid input"; the useful reason is in the branch whose type the value has
  * (an object given for string | object fails in the object branch). Branch issues get the union's path prefixed.
  */
-function unwrapUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+function unwrapUnion(issue: z.core.$ZodIssue, value: unknown): z.core.$ZodIssue[] {
   if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue];
-  const typeMatched = issue.errors.find((branch) => !branch.some((i) => i.path.length === 0 && i.code === "invalid_type")) ?? issue.errors[0]!;
-  return typeMatched.flatMap((i) => unwrapUnion({ ...i, path: [...issue.path, ...i.path] }));
+  const typeMatched = issue.errors.find((branch) => !branch.some((i) => i.path.length === 0 && i.code === "invalid_type"));
+  if (!typeMatched) {
+    // No branch takes this kind of value: say which kinds would do.
+    const expected = [...new Set(issue.errors.flatMap((b) => b.flatMap((i) => (i.code === "invalid_type" && i.path.length === 0 ? [i.expected === "int" ? "whole number" : i.expected] : []))))];
+    return [{ ...issue, message: `Invalid input: expected ${expected.join(" or ")}, received ${kindOf(valueAt(value, issue.path))}` }];
+  }
+  return typeMatched.flatMap((i) => unwrapUnion({ ...i, path: [...issue.path, ...i.path] }, value));
 }
 
 const FIELD_NAMES = ["id", "name", "eval_name", "prompt", "expected_output", "files", "expectations", "assertions", "should_trigger", "skill_name", "evals", "type", "value", "flags"];

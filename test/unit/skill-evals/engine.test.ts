@@ -191,3 +191,74 @@ describe("skill evals end to end", () => {
     }
   });
 });
+
+describe("skill evals: what a failure leaves", () => {
+  let server: ScriptedServer;
+  let judgeWorks = false;
+  const grader = createGrader();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sf-skill-evals-fail-"));
+  const lib = writeLibrary(dir);
+  const cache = path.join(dir, "cache");
+  const good = withJudge(agentScript, tagJudge);
+
+  before(async () => {
+    server = await startScriptedServer({ script: (req, ctx) => (isJudgeRequest(req) && !judgeWorks ? { content: "I think it is fine." } : good(req, ctx)) });
+  });
+  after(async () => {
+    await server.close();
+    await grader.dispose();
+  });
+
+  const evaluateOnce = async (runFile: string, resume: boolean) => {
+    const scan = await scanSkills([lib.skillsDir]);
+    const taskSet = loadSkillEvals(scan.skills);
+    const client = createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5, maxBackoffMs: 20 }), { dir: cache });
+    const result = await evaluate({ mode: "catalog", concurrency: 2 }, { skills: scan.skills, taskSet, client, model: "m", grader, runFile, resume });
+    return { result, taskSet };
+  };
+
+  it("a judge that answers no grading leaves those pairs incomplete, never failed tasks; resuming grades them", async () => {
+    const runFile = path.join(dir, "judge-fails.jsonl");
+    const first = await evaluateOnce(runFile, false);
+    // The 5 judged tasks lose both runs (10 runs); the 3 tasks graded by checks alone are complete.
+    assert.equal(first.result.failedRuns, 10);
+    assert.match(first.result.lastError ?? "", /the judge's answer is not JSON/);
+    const partial = buildReport([{ header: first.result.header, records: first.result.records }]).evaluations[0]!;
+    assert.deepEqual(partial.tasks.incompleteIds.sort(), ["commit-style/1", "csv-report/empty", "release-notes/1", "release-notes/2", "release-notes/3"]);
+    assert.equal(partial.overall!.n, 3);
+    judgeWorks = true;
+    server.reset();
+    const resumed = await evaluateOnce(runFile, true);
+    assert.equal(resumed.result.failedRuns, 0);
+    // The agent's answers come from the cache; only the judge is asked (the bad gradings were never cached).
+    assert.equal(server.calls, 10);
+    assert.ok(server.requests.every(isJudgeRequest));
+    const full = buildReport([{ header: resumed.result.header, records: resumed.result.records }]).evaluations[0]!;
+    assert.equal(full.overall!.n, 8);
+    assert.deepEqual([full.overall!.rescued, full.overall!.harmed], [3, 2]);
+  });
+
+  it("a broken eval file is a located issue; the other skills' evals run from the cache and the earlier run keeps its report", async () => {
+    const runFile = path.join(dir, "before.jsonl");
+    judgeWorks = true;
+    const before = await evaluateOnce(runFile, false);
+    assert.equal(before.result.failedRuns, 0);
+    const reportBefore = JSON.stringify(buildReport([await readRunFile(runFile)]));
+    const file = path.join(lib.skillsDir, "csv-report", "evals", "evals.json");
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace('"id": "empty",', '"id": "empty"'));
+    try {
+      server.reset();
+      const after = await evaluateOnce(path.join(dir, "after.jsonl"), false);
+      assert.equal(after.taskSet.issues.length, 1);
+      const issue = after.taskSet.issues[0]!;
+      assert.equal(issue.file, file);
+      assert.match(`${issue.line}:${issue.column}: ${issue.message}`, /^\d+:\d+: not valid JSON: a comma was expected$/);
+      assert.deepEqual(after.taskSet.tasks.map((t) => t.id), ["commit-style/1", "commit-style/2", "release-notes/1", "release-notes/2", "release-notes/3"]);
+      assert.equal(server.calls, 0, "nothing already run is asked again");
+      assert.equal(JSON.stringify(buildReport([await readRunFile(runFile)])), reportBefore);
+    } finally {
+      writeFileSync(file, text);
+    }
+  });
+});
