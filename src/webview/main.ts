@@ -6,6 +6,7 @@ import { ExportFormatSchema, type ExportFormat } from "../shared/vocabulary/expo
 import { clear, el } from "./dom.js";
 import { renderHeadline, renderRuns, renderSectionTable, renderSkillTable, renderTaskList } from "./render.js";
 import { drawScatter } from "./scatter.js";
+import { renderSkillEvals } from "./trigger-matrix.js";
 
 /** Report webview entry: receives typed messages from the host, renders with DOM text nodes and chart.js. */
 
@@ -60,6 +61,7 @@ function render(report: ReportView): void {
           renderSectionTable(report.sections, report.alpha),
         )
       : null,
+    report.skillEvals && report.skillEvals.length > 0 ? renderSkillEvals(report.skillEvals) : null,
     renderTaskList("harmed", "Harmed tasks", report.harmed, "No task was harmed."),
     renderTaskList("rescued", "Rescued tasks", report.rescued, "No task was rescued."),
   ];
