@@ -81,6 +81,7 @@ function render(report: ReportView): void {
     skills: report.skills.length,
     rescued: report.rescued.length,
     harmed: report.harmed.length,
+    ...(report.skillEvals?.length ? { triggerCells: root.querySelectorAll(".trigger-matrix td.heat").length } : {}),
   });
 }
 
