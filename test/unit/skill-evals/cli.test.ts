@@ -24,7 +24,11 @@ import { startScriptedServer, type ScriptedServer } from "../../support/scripted
 import { BenchmarkJsonSchema, EvalMetadataSchema, GradingJsonSchema, TimingJsonSchema } from "../../support/skill-creator-schemas.js";
 import { agentScript, writeLibrary } from "../../support/skill-evals-scenario.js";
 import { tagJudge, withJudge } from "../../support/scripts.js";
-import { cli, runCli } from "../cli/harness.js";
+import { cli, repoRoot, runCli } from "../cli/harness.js";
+import { REFERENCE } from "../../support/example-answers.js";
+import { planContext } from "../../support/scripts.js";
+import { scanSkills } from "../../../src/core/skills/index.js";
+import { loadSkillEvals, type SkillEvalTask } from "../../../src/core/tasks/index.js";
 
 const flippingJudge = withJudge(agentScript, (ask, expectation) => {
   const base = tagJudge(ask, expectation);
@@ -114,5 +118,43 @@ describe("CLI: skill evals with --judge-repeats 3 and the skill-creator export",
     const noFolder = await runCli(["report", "run.jsonl", "--format", "skill-creator"], { cwd, baseUrl: server.url });
     assert.equal(noFolder.code, 2);
     assert.match(noFolder.stderr, /writes a folder/);
+  });
+});
+
+describe("CLI: the README's skill-evals command on the shipped examples", { skip: !existsSync(cli) && "build first (node esbuild.mjs)" }, () => {
+  it("runs every example skill's own evals: each loads its skill and is rescued; near misses load nothing", async () => {
+    const tasks = loadSkillEvals((await scanSkills([path.join(repoRoot, "skills")])).skills).tasks as SkillEvalTask[];
+    const good = new Set(Object.values(REFERENCE).map((r) => r.good));
+    // Enabled runs load the eval's owner (near misses load nothing) and answer well; disabled runs answer badly, but
+    // on near misses, where both answer well.
+    const script = withJudge(
+      (req) => {
+        const ctx = planContext(req);
+        const task = tasks.find((t) => ctx.userText.startsWith(t.prompt));
+        if (!task) return { error: { status: 400, message: "unknown prompt" } };
+        const ref = REFERENCE[task.id]!;
+        if (!ctx.hasTools) return { content: task.shouldTrigger ? ref.bad : ref.good };
+        if (task.shouldTrigger && ctx.turn === 0) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: task.owner }) }] };
+        return { content: ref.good };
+      },
+      (ask) => ({ passed: good.has(ask.response), evidence: "scripted" }),
+    );
+    const server = await startScriptedServer({ script });
+    const cwd = mkdtempSync(path.join(os.tmpdir(), "sf-evals-readme-"));
+    try {
+      const run = await runCli(["run", "--skills", path.join(repoRoot, "skills"), "--tasks", "skill-evals", "--model", "m", "--out", "run.jsonl"], { cwd, baseUrl: server.url });
+      assert.equal(run.code, 0, run.stderr);
+      const report = await runCli(["report", "run.jsonl", "--format", "json"], { cwd, baseUrl: server.url });
+      const e = (JSON.parse(report.stdout) as { evaluations: Array<{ retrieved: { n: number; rescued: number }; skills: Array<{ name: string; trigger: { ownEvals: { n: number; loaded: number }; nearMiss: { n: number; loaded: number } } | null }> }> }).evaluations[0]!;
+      const triggered = tasks.filter((t) => t.shouldTrigger);
+      assert.deepEqual([e.retrieved.n, e.retrieved.rescued], [triggered.length, triggered.length]);
+      for (const owner of ["release-notes", "regex-pitfalls", "word-problem-units"]) {
+        const s = e.skills.find((x) => x.name === owner)!;
+        const own = triggered.filter((t) => t.owner === owner).length;
+        assert.deepEqual(s.trigger, { ...s.trigger!, ownEvals: { n: own, loaded: own }, nearMiss: { n: tasks.filter((t) => t.owner === owner && !t.shouldTrigger).length, loaded: 0 } });
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
