@@ -9,21 +9,21 @@ const rates = (r: ExpectationPassRates): string =>
 const share = (c: { n: number; loaded: number }): string => (c.n === 0 ? "n/a" : `${pct(c.loaded / c.n)} (${c.loaded}/${c.n})`);
 
 /** Lines a reader needs about a judge: its reliability, and how much of RAE rests on pairs it cannot decide. */
-function judgeLines(e: Evaluation): string[] {
+function judgeLines(e: Evaluation, safe: (s: string) => string = (s) => s): string[] {
   const j = e.judge;
   if (!j) return [];
-  const head = `judge: ${j.model}, ${j.repeats} grading${j.repeats === 1 ? "" : "s"} per output`;
+  const head = `judge: ${safe(j.model)}, ${j.repeats} grading${j.repeats === 1 ? "" : "s"} per output`;
   if (j.repeats < 2) return [`${head} (grade more than once to measure its self-agreement)`];
   return [
     `${head}; self-agreement ${pct(j.agreement)}, Cohen's kappa ${fmt(j.kappa)} (Fleiss ${fmt(j.fleissKappa)}) over ${j.items} graded expectations`,
-    `  unstable pairs (outcome flips between gradings): ${j.unstablePairs.length ? j.unstablePairs.join(", ") : "none"}; RAE ${signed(j.rae.all)} (n ${j.rae.nAll}), without them ${signed(j.rae.withoutUnstable)} (n ${j.rae.nWithoutUnstable})`,
+    `  unstable pairs (outcome flips between gradings): ${j.unstablePairs.length ? j.unstablePairs.map(safe).join(", ") : "none"}; RAE ${signed(j.rae.all)} (n ${j.rae.nAll}), without them ${signed(j.rae.withoutUnstable)} (n ${j.rae.nWithoutUnstable})`,
   ];
 }
 
 /** The block under the skills table; empty for runs without skill evals. */
 export function skillEvalsText(e: Evaluation, columns: (rows: string[][]) => string[], safe: (s: string) => string): string[] {
   if (!e.expectations) return [];
-  const out = ["", `skill evals: expectations passed ${rates(e.expectations)}`, ...judgeLines(e)];
+  const out = ["", `skill evals: expectations passed ${rates(e.expectations)}`, ...judgeLines(e, safe)];
   out.push("triggering (enabled runs; loaded = the skill was read by load_skill, search or read_skill_file):");
   const rows = e.skills
     .filter((s) => s.trigger)
