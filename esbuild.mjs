@@ -9,7 +9,10 @@ const require = createRequire(import.meta.url);
 const production = process.argv.includes("--production");
 const watch = process.argv.includes("--watch");
 const root = path.dirname(new URL(import.meta.url).pathname);
-const dist = path.join(root, "dist");
+// `--outdir <dir>` builds somewhere else than dist/ (scripts/package.mjs builds the .vsix bundles into its staging
+// folder, so tests running against dist/ meanwhile keep their files).
+const outdirArg = process.argv.indexOf("--outdir");
+const dist = outdirArg > 0 ? path.resolve(process.argv[outdirArg + 1]) : path.join(root, "dist");
 
 const common = {
   bundle: true,
@@ -17,6 +20,9 @@ const common = {
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   sourcemap: !production,
   minify: production,
+  // Minified names would reach users: error classes name themselves (`this.name = new.target.name`) and the log
+  // prints them ("DownloadError: …", not "Fr: …").
+  keepNames: true,
   logLevel: "warning",
   legalComments: "none",
 };
@@ -53,9 +59,9 @@ async function writeEvalsSchema() {
 }
 
 async function main() {
-  // Only a production build (packaging) starts from an empty dist: a dev rebuild overwrites in place, so tests that
-  // are running against dist/ meanwhile do not lose their files.
-  if (production) rmSync(dist, { recursive: true, force: true });
+  // Only a production build into its own folder (packaging) starts empty: a rebuild of dist/ overwrites in place, so
+  // tests that are running against dist/ meanwhile do not lose their files.
+  if (production && outdirArg > 0) rmSync(dist, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
   const builds = [
     esbuild.context({

@@ -13,6 +13,7 @@ import { readRunFile } from "../core/runs/store.js";
 import { scanSkills } from "../core/skills/index.js";
 import { loadTaskSet } from "../core/tasks/index.js";
 import { intOption, numberOption, parse } from "./args.js";
+import { ensureDataDir } from "../core/layout.js";
 import { cliLayout } from "./paths.js";
 
 export const ABLATE_USAGE = `usage: skill-following ablate <run.jsonl> --skill <name> [--ablate-control <q>] [--ablate-pairs] [--ablate-description]
@@ -72,6 +73,7 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: timeoutS * 1000, logger });
   if (inner.id !== h.model.id) logger.warn(`the endpoint (${inner.id}) is not the run's (${h.model.id}): calls before load_skill will not come from the response cache`);
   const layout = cliLayout(values["cache-dir"]);
+  ensureDataDir(layout);
   const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: layout.responsesDir, logger });
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(values["no-cache"] ? {} : { verdictCacheDir: layout.verdictsDir }) });
 
@@ -95,7 +97,7 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
       logger,
       signal,
     };
-    const plan = planAblation(o);
+    const plan = await planAblation(o);
     const e = plan.estimate;
     const endpoint = config.baseURL ? ` at ${describeEndpoint(config.baseURL)}` : "";
     logger.info(`${describeEstimate(e, values.skill)}; model ${h.model.name}${endpoint}`);

@@ -4,6 +4,7 @@ import { TOOL_VERSION } from "../core/version.js";
 import { ABLATE_USAGE, ablateCommand } from "./ablate-command.js";
 import { renderHint } from "./hints.js";
 import { stderrLogger } from "./logger.js";
+import { MERGE_USAGE, mergeCommand } from "./merge-command.js";
 import { REPORT_USAGE, reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
 import { TASKS_USAGE, tasksCommand } from "./tasks-command.js";
@@ -15,6 +16,8 @@ ${RUN_USAGE}
 ${REPORT_USAGE}
 
 ${ABLATE_USAGE}
+
+${MERGE_USAGE}
 
 ${TASKS_USAGE}`;
 
@@ -38,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
         return await reportCommand(rest, logger);
       case "ablate":
         return await ablateCommand(rest, logger, controller.signal);
+      case "merge":
+        return await mergeCommand(rest, logger);
       case "tasks":
         return await tasksCommand(rest, logger, controller.signal);
       case "--version":
@@ -57,6 +62,8 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof CancelledError) return 130;
     if (err instanceof SkillFollowingError) {
       logger.error(err.message);
+      // --verbose: the error's class and where it came from (the packaged bundle keeps class names: esbuild keepNames).
+      logger.debug(err.stack ?? `${err.name}: ${err.message}`);
       const hint = renderHint(err.options.hint, err.options.hintIds);
       if (hint) process.stderr.write(`hint: ${hint}\n`);
       return err instanceof InputError || err instanceof ModelConfigError ? 2 : 1;

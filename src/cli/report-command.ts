@@ -4,7 +4,9 @@ import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import { buildReport, failOn, skillCreatorExport, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
 import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
-import { readRunFile } from "../core/runs/store.js";
+import { mergeShardRuns, type LoadedRun } from "../core/runs/merge.js";
+import { readRunFile, readRunSummaries } from "../core/runs/store.js";
+import type { RunRecord } from "../core/runs/types.js";
 import { ReportFormatSchema } from "../shared/vocabulary/index.js";
 import { choice, numberOption, parse } from "./args.js";
 
@@ -14,6 +16,7 @@ export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--for
 skill-creator writes skill evals in skill-creator's iteration layout (per skill: benchmark.json; per eval:
 with_skill/ and without_skill/ runs with outputs, grading.json and timing.json) for its viewer.
 Section ablations (\`ablate\`) beside a run file are read with it; an ablation file may also be named directly.
+Shard run files (\`run --shard k/n\`) are merged as \`merge\` would (a missing shard is a warning).
 Exit codes: 0 done; 2 bad input; 3 the --fail-on condition holds.`;
 
 const options = {
@@ -38,7 +41,9 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   let outDir = format === "skill-creator" ? values.out : undefined;
   if (format === "skill-creator" && outDir === undefined && positionals.length > 1 && !isRegularFile(path.resolve(positionals[positionals.length - 1]!))) outDir = positionals.pop();
   if (format === "skill-creator" && outDir === undefined) throw new InputError(`--format skill-creator writes a folder: give it with --out <dir>\n\n${REPORT_USAGE}`);
-  const runs = [];
+  const loaded: LoadedRun[] = [];
+  // The skill-creator export writes every output and transcript size: it reads whole records, not summaries.
+  const whole: LoadedRun<RunRecord>[] = [];
   const ablationFiles = new Set<string>();
   for (const file of positionals) {
     const abs = path.resolve(file);
@@ -46,18 +51,27 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
       ablationFiles.add(abs);
       continue;
     }
-    const contents = await readRunFile(abs);
-    for (const w of contents.warnings) logger.warn(w);
-    runs.push({ header: contents.header, records: contents.records, stops: contents.stops });
+    if (format === "skill-creator") {
+      const contents = await readRunFile(abs);
+      for (const w of contents.warnings) logger.warn(w);
+      whole.push({ file: abs, header: contents.header, records: contents.records, stops: contents.stops });
+      loaded.push(whole[whole.length - 1]!);
+    } else {
+      const contents = await readRunSummaries(abs);
+      for (const w of contents.warnings) logger.warn(w);
+      loaded.push({ file: abs, header: contents.header, records: contents.records, stops: contents.stops });
+    }
     for (const sibling of siblingAblationFiles(abs)) ablationFiles.add(sibling);
   }
-  const ablations = [...ablationFiles].map((f) => {
-    const a = readAblationFile(f);
+  const runs = mergeShardRuns(loaded, logger);
+  const ablations = [];
+  for (const f of ablationFiles) {
+    const a = await readAblationFile(f);
     for (const w of a.warnings) logger.warn(w);
-    return a;
-  });
+    ablations.push(a);
+  }
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
-  if (format === "skill-creator") return writeExport(skillCreatorExport(runs, report), outDir!, logger);
+  if (format === "skill-creator") return writeExport(skillCreatorExport(mergeShardRuns(whole, logger), report), outDir!, logger);
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
   const output = render(report);
   if (values.out) {

@@ -1,20 +1,24 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { freshRunFile } from "../core/layout.js";
+import { ensureDataDir, freshRunFile } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
+import { createOpenAIBatchClient } from "../core/models/batch-client.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
+import { readRunSummaries } from "../core/runs/store.js";
+import { assertShardable, parseShardSpec } from "../core/runs/shard.js";
 import { scanSkills } from "../core/skills/index.js";
 import { TASK_SET_CATALOG } from "../core/tasks/download.js";
 import { parse } from "./args.js";
 import { cliLayout } from "./paths.js";
 import { SETTING_OPTIONS, runSettingsFromArgs, settingsUsage } from "./settings.js";
 import { judgeEndpoint, resolveTaskSet } from "./task-source.js";
+import { progressLine } from "../shared/progress.js";
 
 const TASK_SET_NAMES = [...TASK_SET_CATALOG.map((e) => e.name), "skill-evals"].join("|");
 
@@ -28,6 +32,7 @@ const INPUT_OPTIONS = {
   out: { type: "string" },
   resume: { type: "boolean" },
   "cache-dir": { type: "string" },
+  shard: { type: "string" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -46,6 +51,7 @@ export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>.
   --out <run.jsonl>             The run file. Default: .skill-following/runs/<skills>--<tasks>--<model>--<time>.jsonl.
   --resume                      Continue the run file given with --out (finished runs are kept).
   --cache-dir <dir>             Where responses, expected outputs and verdicts are cached. Default: .skill-following/cache.
+  --shard <k/n>                 Run only shard k of n (tasks split by a hash of their id); join the n run files with merge.
   --quiet | --verbose           Less or more on stderr.
 Evaluation options:
   --rae-only                    Short for --design rae-only.
@@ -66,6 +72,9 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const triggerFiles = (values["trigger-evals"] ?? []).flatMap((s) => s.split(",")).filter(Boolean);
   if (!values.tasks && triggerFiles.length === 0) throw new InputError(`--tasks is required\n\n${RUN_USAGE}`);
   const settings = runSettingsFromArgs(values);
+  const shard = values.shard === undefined ? undefined : parseShardSpec(values.shard);
+  // Refused before any download or model lookup: the combination can never run.
+  assertShardable(settings.stopWhen, shard);
 
   for (const p of skillPaths) if (!existsSync(p)) throw new InputError(`--skills ${p}: no such file or folder`);
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));
@@ -81,17 +90,22 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
   const endpoint = config.baseURL ? describeEndpoint(config.baseURL) : undefined;
   logger.info(`model ${config.model}${endpoint ? ` at ${endpoint}` : ""} (from ${config.source})`);
-  const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger });
   const layout = cliLayout(values["cache-dir"]);
+  ensureDataDir(layout);
+  const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
+  const inner = settings.batch
+    ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
+    : createOpenAIClient(clientOptions);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
   const judge = judgeEndpoint(settings, config, process.env, layout.responsesDir, logger);
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
   const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model: config.model });
-  logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
+  logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 
   let lastPrint = 0;
+  let lastPhase = "";
   try {
     const result = await evaluate(settings, {
       skills: scan.skills,
@@ -103,17 +117,23 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
       grader,
       runFile,
       resume: values.resume ?? false,
+      ...(shard ? { shard } : {}),
+      // The report below reads the run file back: nothing per run is held while the evaluation runs.
+      keepRecords: false,
       logger,
       signal,
       onProgress: (p) => {
+        // Every 5 s, and at once when the run moves to another phase (starting the sandbox → model calls → …).
         const now = Date.now();
-        if (now - lastPrint < 2000 && p.done < p.total) return;
+        if (now - lastPrint < 5000 && p.phase === lastPhase && p.done < p.total) return;
+        if (p.phase === "done" && lastPhase === "done") return;
         lastPrint = now;
-        const rae = p.runningRae === null ? "n/a" : p.runningRae.toFixed(3);
-        logger.info(`  ${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${rae}`);
+        lastPhase = p.phase;
+        logger.info(`  ${progressLine(p)}`);
       },
     });
-    const report = buildReport([{ header: result.header, records: result.records }]);
+    const back = await readRunSummaries(result.runFile);
+    const report = buildReport([{ header: result.header, records: back.records, stops: back.stops }]);
     process.stdout.write(`${renderText(report)}\n`);
     process.stdout.write(`run file: ${result.runFile}\n`);
     if (result.stopReason === "cancelled") {
@@ -129,6 +149,15 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   } finally {
     await grader.dispose();
   }
+}
+
+/** SKILL_FOLLOWING_BATCH_POLL_MS: a fixed interval between polls of a batch (default: 5 s growing to 60 s). */
+function batchPollOption(env: NodeJS.ProcessEnv): { pollMs?: number } {
+  const raw = env.SKILL_FOLLOWING_BATCH_POLL_MS;
+  if (raw === undefined || raw === "") return {};
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) throw new InputError(`SKILL_FOLLOWING_BATCH_POLL_MS must be a number of milliseconds (got '${raw}')`);
+  return { pollMs: ms };
 }
 
 /** What the run file name says was evaluated: one skill's or folder's name, or "library" for several. */

@@ -27,6 +27,7 @@ export const SETTING_FLAGS: Readonly<Record<RunSettingKey, { flag: string; value
   judgeBaseUrl: { flag: "judge-base-url", value: "url" },
   judgeRepeats: { flag: "judge-repeats", value: "k" },
   responseCache: { flag: "no-cache", negates: true },
+  batch: { flag: "batch" },
 };
 
 const RAE_ONLY = "rae-only";
@@ -73,6 +74,10 @@ export function runSettingsFromArgs(values: Record<string, string | boolean | (s
     if (raw === undefined) continue;
     if (negates) {
       if (raw === true) input[key] = false;
+      continue;
+    }
+    if (RUN_SETTING_SPECS[key].type === "boolean") {
+      if (raw === true) input[key] = true;
       continue;
     }
     input[key] = convert(key, String(raw), RUN_SETTING_SPECS[key]);

@@ -62,7 +62,9 @@ export function judgeEndpoint(
   cacheDir: string,
   logger: Logger,
 ): { client: ModelClient; model: string } | undefined {
-  if (settings.judgeModel === undefined && settings.judgeBaseUrl === undefined) return undefined;
+  // Batch mode: the evaluated model's client answers in batch rounds that end with the agent turns; grading comes
+  // after them, so the judge gets a synchronous client of its own (the same endpoint and model unless set otherwise).
+  if (settings.judgeModel === undefined && settings.judgeBaseUrl === undefined && !settings.batch) return undefined;
   const baseURL = settings.judgeBaseUrl ?? evaluated.baseURL;
   const sameEndpoint = settings.judgeBaseUrl === undefined || settings.judgeBaseUrl === evaluated.baseURL;
   const apiKey = env.SKILL_FOLLOWING_JUDGE_API_KEY || (sameEndpoint ? evaluated.apiKey : undefined);

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -9,6 +9,7 @@ import path from "node:path";
  *   <workspace>/.skill-following/reports/<run file name>.<ext>                      exported reports
  *   <workspace>/.skill-following/cache/{responses,expected,verdicts}/                caches (re-runs are free)
  *   <user cache>/skill-following/task-sets/<name>/<file>                            downloaded public task sets
+ * The data folder carries a `.gitignore` of `*`, so runs and caches never show up in Source Control.
  */
 export const DATA_DIR_NAME = ".skill-following";
 
@@ -69,6 +70,14 @@ export function freshRunFile(layout: Pick<WorkspaceLayout, "runsDir">, parts: Ru
   return file;
 }
 
+/**
+ * The batch journal of a run file (batch mode): `<run>.batch-journal` beside it, not `.jsonl`, so that globs over
+ * run files never pick it up.
+ */
+export function batchJournalFile(runFile: string): string {
+  return `${runFile.replace(/\.jsonl$/i, "")}.batch-journal`;
+}
+
 /** Where an exported report of `runFile` goes by default. */
 export function reportFile(layout: Pick<WorkspaceLayout, "reportsDir">, runFile: string, extension: string): string {
   return path.join(layout.reportsDir, `${path.basename(runFile, ".jsonl")}.${extension}`);
@@ -83,4 +92,23 @@ export function taskSetCacheDir(env: NodeJS.ProcessEnv = process.env, platform: 
   const base =
     platform === "win32" && env.LOCALAPPDATA ? env.LOCALAPPDATA : env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), ".cache");
   return path.join(base, "skill-following", "task-sets");
+}
+
+/** What `.skill-following/.gitignore` holds: everything in the folder (the file itself too) stays out of git. */
+export const DATA_DIR_GITIGNORE = "# Skill Following's run files, reports and caches: local results, never committed.\n*\n";
+
+/**
+ * Creates the data folder if needed and, the first time, its `.gitignore` (`*`): after a few runs it holds hundreds
+ * of cache files that would otherwise flood Source Control. A `.gitignore` the user edited is left alone.
+ */
+export function ensureDataDir(layout: Pick<WorkspaceLayout, "root">): void {
+  mkdirSync(layout.root, { recursive: true });
+  const ignore = path.join(layout.root, ".gitignore");
+  if (existsSync(ignore)) return;
+  try {
+    writeFileSync(ignore, DATA_DIR_GITIGNORE, { flag: "wx" });
+  } catch (err) {
+    // Another evaluation (the other host, a second window) wrote it first.
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
 }

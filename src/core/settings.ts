@@ -64,6 +64,12 @@ export const RunSettingsSchema = z
       .boolean()
       .default(true)
       .describe("Reuse cached model responses and verdicts, so a re-run costs only the calls whose input changed; without it every call goes to the model and every answer is checked again."),
+    batch: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Send each agent turn of all pending runs as one batch job through the provider's batch API (OpenAI's /v1/batches: about half the price, answers within the provider's window of up to 24 hours). An interrupted run re-attaches to its batches. Only for endpoints with a batch API, not for editor-provided language models.",
+      ),
   })
   .superRefine((s, ctx) => {
     if (s.raeOnlyControl > 0 && s.design !== "rae-only") {

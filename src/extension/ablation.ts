@@ -78,7 +78,8 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
   const scan = await scanSkills(h.skills.map((s) => s.file));
   const taskSet = await loadTaskSet(h.taskSet.file);
   const settings = runSettingsFromConfig(svc.config.get());
-  const { client } = await resolveClient(svc, h.model.name, settings);
+  // Section ablation calls the model one request at a time, whatever the batch setting.
+  const { client } = await resolveClient(svc, h.model.name, { ...settings, batch: false });
   const base: Omit<AblateOptions, "grader"> = {
     run: { file: run.file, header: h, records: run.records },
     skills: scan.skills,
@@ -92,7 +93,7 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
     ...(opts.pairs ? { pairs: true } : {}),
     logger: svc.logger,
   };
-  const plan = planOrFresh(base);
+  const plan = await planOrFresh(base);
   const e = plan.estimate;
   svc.logger.info(`Find What Harms: ${describeEstimate(e, last.name)} → ${plan.file}`);
   if (opts.confirm !== false && plan.pending > 0) {
@@ -150,9 +151,9 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
 }
 
 /** Resume the default ablation file when it is this ablation's; otherwise start a new one beside it. */
-function planOrFresh(base: AblationPlanInput): AblationPlan {
+async function planOrFresh(base: AblationPlanInput): Promise<AblationPlan> {
   try {
-    return planAblation(base);
+    return await planAblation(base);
   } catch (err) {
     if (!(err instanceof InputError) || !/cannot resume/.test(err.message)) throw err;
     const first = defaultAblationFile(base.run.file, base.skillName);

@@ -13,6 +13,12 @@ export const COMMANDS = {
   cancelEvaluation: { id: "skillFollowing.cancelEvaluation", title: "Cancel Evaluation", palette: true },
   exportReport: { id: "skillFollowing.exportReport", title: "Export Report", palette: true },
   showLog: { id: "skillFollowing.showLog", title: "Show Log", palette: true },
+  /** First run: copies the example skills into a folder, opens the harmful one and evaluates it on a built-in set. */
+  tryExample: { id: "skillFollowing.tryExample", title: "Try the Example", palette: true },
+  /** Where model calls go: an OpenAI key, Ollama, LM Studio, another OpenAI-compatible URL or a VS Code model. */
+  chooseEndpoint: { id: "skillFollowing.chooseEndpoint", title: "Choose Model Endpoint…", palette: true },
+  /** The task set evaluations offer first (built-in, downloaded or a file of your own). */
+  chooseTaskSet: { id: "skillFollowing.chooseTaskSet", title: "Choose Task Set…", palette: true },
   /** Section ablation of the active SKILL.md (issue 13): which section harms. */
   findWhatHarms: { id: "skillFollowing.findWhatHarms", title: "Find What Harms", palette: true },
   /** The quick fix on a harmful section: delete it, save, re-evaluate incrementally. */

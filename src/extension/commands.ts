@@ -14,6 +14,8 @@ import { pickModels, pickTaskSet, rememberTaskSet } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
 import { findWhatHarms, removeSectionAndReevaluate, type FindWhatHarmsOptions } from "./ablation.js";
+import { chooseEndpoint, tryExample, type TryExampleOptions } from "./first-run.js";
+import { modelOrdinal } from "../shared/progress.js";
 
 /**
  * The command table: every contributed command id → its handler. Typed `Record<CommandKey, …>`, so a command in
@@ -57,8 +59,8 @@ async function compareModels(svc: Services, models?: unknown, taskSet?: unknown)
   const file = typeof taskSet === "string" ? taskSet : await pickTaskSet(svc);
   if (!file) return undefined;
   const runFiles: string[] = [];
-  for (const model of names) {
-    const out = await runEvaluation(svc, scan.skills, `library on ${model}`, { taskSet: file, model, background: true });
+  for (const [i, model] of names.entries()) {
+    const out = await runEvaluation(svc, scan.skills, "library", { taskSet: file, model, background: true, ordinal: modelOrdinal(i, names.length, model) });
     if (!out || out.cancelled) return undefined;
     runFiles.push(out.runFile);
   }
@@ -187,6 +189,9 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   },
   exportReport: (svc, format, target) => exportReport(svc, format, target),
   showLog: async (svc) => svc.logger.show(),
+  tryExample: (svc, opts) => tryExample(svc, (opts ?? {}) as TryExampleOptions),
+  chooseEndpoint: (svc, choice) => chooseEndpoint(svc, choice),
+  chooseTaskSet: (svc) => pickTaskSet(svc),
   openTaskComparison: (_svc, runFile, taskId, sample) => openTaskComparison(String(runFile), String(taskId), Number(sample ?? 0)),
   showHarmedTasks: (svc, uri) => showHarmedTasks(svc, uri),
   findWhatHarms: (svc, uri, opts) => findWhatHarms(svc, uri, (opts ?? {}) as FindWhatHarmsOptions),

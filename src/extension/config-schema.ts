@@ -30,6 +30,7 @@ export const RUN_SETTING_CONFIG_KEYS = {
   judgeBaseUrl: "judgeBaseUrl",
   judgeRepeats: "judgeRepeats",
   responseCache: "responseCache",
+  batch: "batch",
 } as const satisfies Record<RunSettingKey, string>;
 
 type RunSettingConfigKey = (typeof RUN_SETTING_CONFIG_KEYS)[RunSettingKey];

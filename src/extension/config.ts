@@ -5,6 +5,8 @@ import type { ExtensionLogger } from "./logger.js";
 /** The typed Config facade: one zod parse over `skillFollowing.*`, re-read when any of it changes. */
 export interface ConfigFacade extends vscode.Disposable {
   get(): Config;
+  /** Reads the settings again now (after this extension changed one, before the change event arrives). */
+  reload(): Config;
   readonly onDidChange: vscode.Event<Config>;
 }
 
@@ -26,6 +28,7 @@ export function createConfig(logger: ExtensionLogger): ConfigFacade {
   });
   return {
     get: () => current,
+    reload: () => (current = read()),
     onDidChange: emitter.event,
     dispose: () => {
       sub.dispose();

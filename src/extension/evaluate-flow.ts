@@ -25,6 +25,8 @@ export interface EvaluateOptions {
   background?: boolean;
   /** The skill has its own evals: the task-set picker offers them first. */
   ownEvals?: { skill: string; cases: number };
+  /** Compare Models: which of the models this is ("model 2 of 3 (name)"). */
+  ordinal?: string;
 }
 
 export interface EvaluateOutcome {
@@ -33,10 +35,16 @@ export interface EvaluateOutcome {
   view?: ReportView;
 }
 
+/**
+ * Restricted Mode (untrustedWorkspaces: limited): SKILL.md checks and reports work; an evaluation explains why it
+ * needs trust and offers to grant it.
+ */
 export async function requireTrust(): Promise<boolean> {
   if (vscode.workspace.isTrusted) return true;
-  await needs("Evaluations run model-generated code, so they need a trusted workspace.", "Manage Workspace Trust", () =>
-    vscode.commands.executeCommand("workbench.trust.manage"),
+  await needs(
+    "Evaluations run model-generated code and call the model endpoint this workspace's settings name, so they need a trusted workspace. SKILL.md checks and reports work without it.",
+    "Trust This Workspace…",
+    () => vscode.commands.executeCommand("workbench.trust.manage"),
   );
   return false;
 }
@@ -74,7 +82,7 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   svc.logger.info(`${resume ? "resuming" : "starting"} evaluation of ${label} on ${taskSet.name} (${taskSet.tasks.length} tasks) with ${resolvedModel} → ${runFile}`);
 
   const outcome = await svc.runner
-    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), ...(judge ? { judge } : {}), settings, label, runFile, resume })
+    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), ...(judge ? { judge } : {}), settings, label, runFile, resume, ...(opts.ordinal ? { ordinal: opts.ordinal } : {}) })
     .catch(async (err: unknown) => {
       // A failed evaluation (bad key, endpoint down) keeps its finished runs: the next identical one resumes it.
       if (existsSync(runFile)) await svc.results.setIncompleteRun(configKey, runFile);

@@ -4,14 +4,15 @@ import path from "node:path";
 import { CancelledError } from "../core/errors.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Grader } from "../core/grading/types.js";
-import { dataDirOf, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
+import { dataDirOf, ensureDataDir, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
 import type { ModelClient } from "../core/models/types.js";
 import { evaluate, type EvaluationProgress, type EvaluationResult } from "../core/runs/evaluate.js";
 import type { RunSettings } from "../core/settings.js";
 import type { Skill } from "../core/skills/types.js";
 import type { TaskSet } from "../core/tasks/schema.js";
 import type { ExtensionLogger } from "./logger.js";
-import { signed } from "../shared/format.js";
+import { progressLine, progressPercent, progressShort } from "../shared/progress.js";
+import { COMMANDS } from "./command-ids.js";
 
 /**
  * Owns the one evaluation that may run at a time in this window: its progress notification, its cancellation and
@@ -29,6 +30,8 @@ export interface EvaluationRequest {
   settings: RunSettings;
   /** Label for the notification, e.g. the skill name. */
   label: string;
+  /** In Compare Models: "model 2 of 3 (name)", shown in the notification and the status bar. */
+  ordinal?: string;
   runFile: string;
   resume: boolean;
   onProgress?: (p: EvaluationProgress) => void;
@@ -68,6 +71,8 @@ export class EvaluationRunner implements vscode.Disposable {
 
   async run(request: EvaluationRequest): Promise<EvaluationOutcome> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
+    // Before any run file or cache entry: the data folder's `.gitignore`, so Source Control never lists them.
+    ensureDataDir(this.layout);
     const controller = new AbortController();
     this.current = { controller, label: request.label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
@@ -79,11 +84,19 @@ export class EvaluationRunner implements vscode.Disposable {
     });
     try {
       await mkdir(path.dirname(request.runFile), { recursive: true });
+      // A status-bar item for as long as the run goes, so it is visible after the notification is hidden.
+      const status = vscode.window.createStatusBarItem("skillFollowing.progress", vscode.StatusBarAlignment.Left, 10);
+      status.name = "Skill Following evaluation";
+      status.text = `$(sync~spin) ${request.label}: starting`;
+      status.command = COMMANDS.showLog.id;
+      status.show();
+      const title = `Evaluating ${request.label}${request.ordinal ? ` · ${request.ordinal}` : ""}`;
       const outcome = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Evaluating ${request.label}`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
         async (progress, token) => {
           const sub = token.onCancellationRequested(() => controller.abort());
           let reported = 0;
+          let lastMessage = "";
           try {
             const result = await evaluate(request.settings, {
               skills: request.skills,
@@ -98,12 +111,13 @@ export class EvaluationRunner implements vscode.Disposable {
               logger: this.logger,
               signal: controller.signal,
               onProgress: (p) => {
-                const pct = p.total > 0 ? (p.done / p.total) * 100 : 0;
-                progress.report({
-                  increment: Math.max(0, pct - reported),
-                  message: `${p.done}/${p.total} runs · ${p.retrievals} retrievals · running RAE ${signed(p.runningRae)}`,
-                });
+                const pct = progressPercent(p);
+                const message = progressLine(p);
+                if (message !== lastMessage || pct > reported) progress.report({ increment: Math.max(0, pct - reported), message });
+                lastMessage = message;
                 reported = Math.max(reported, pct);
+                status.text = `$(sync~spin) ${request.label}${request.ordinal ? ` (${request.ordinal})` : ""}: ${progressShort(p)}`;
+                status.tooltip = `${title}\n${message}\nClick for the log; Skill Following: Cancel Evaluation stops it (finished runs are kept).`;
                 request.onProgress?.(p);
               },
             });
@@ -113,6 +127,7 @@ export class EvaluationRunner implements vscode.Disposable {
             throw err;
           } finally {
             sub.dispose();
+            status.dispose();
           }
         },
       );
@@ -131,6 +146,7 @@ export class EvaluationRunner implements vscode.Disposable {
    */
   async exclusive<T>(label: string, responseCache: boolean, body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
+    ensureDataDir(this.layout);
     const controller = new AbortController();
     this.current = { controller, label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);

@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { taskSetCacheDir } from "../core/layout.js";
 import { TASK_SET_CATALOG } from "../core/tasks/download.js";
@@ -18,6 +18,33 @@ function legacyTaskSetDir(svc: Services): string {
 
 export async function rememberTaskSet(svc: Services, file: string): Promise<void> {
   await svc.ext.globalState.update(LAST_TASK_SET, file);
+}
+
+/** The sample task sets shipped in the extension (`samples/*.jsonl`): a first evaluation needs no download. */
+export interface BuiltinTaskSet {
+  file: string;
+  title: string;
+  tasks: number;
+}
+
+const BUILTIN_TITLES: Record<string, string> = { "python-basics.jsonl": "Python basics", "math-word.jsonl": "Math word problems" };
+
+export function builtinTaskSets(extensionPath: string): BuiltinTaskSet[] {
+  const dir = path.join(extensionPath, "samples");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()
+    .map((f) => {
+      const file = path.join(dir, f);
+      const tasks = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").length;
+      return { file, title: BUILTIN_TITLES[f] ?? path.basename(f, ".jsonl"), tasks };
+    });
+}
+
+/** The built-in task set of this kind of task ("math", "python"), for Try the Example. */
+export function builtinTaskSet(extensionPath: string, name: "math-word" | "python-basics"): string | undefined {
+  return builtinTaskSets(extensionPath).find((t) => path.basename(t.file) === `${name}.jsonl`)?.file;
 }
 
 interface FileItem extends vscode.QuickPickItem {
@@ -42,6 +69,7 @@ export async function pickTaskSet(svc: Services, ownEvals?: { skill: string; cas
     items.push({ label, description, detail: file, file });
   };
   if (last) add(last, path.basename(last), "last used");
+  for (const b of builtinTaskSets(svc.ext.extensionUri.fsPath)) add(b.file, b.title, `built-in · ${b.tasks} tasks`);
   for (const dir of [taskSetCacheDir(), legacyTaskSetDir(svc)]) {
     for (const e of TASK_SET_CATALOG) add(path.join(dir, e.name, e.fileName), e.title, `downloaded · ${e.records} tasks`);
   }
@@ -64,7 +92,7 @@ export async function rememberModel(svc: Services, model: string): Promise<void>
   await svc.ext.globalState.update(LAST_MODEL, model);
 }
 
-async function lmModelItems(): Promise<vscode.QuickPickItem[]> {
+export async function lmModelItems(): Promise<vscode.QuickPickItem[]> {
   try {
     const models = await vscode.lm.selectChatModels();
     return models.map((m) => ({ label: m.id, description: `${m.vendor} · ${m.family}`, detail: m.name }));

@@ -17,7 +17,7 @@ export class RunFiles {
     const key = [`${s.size}:${s.mtimeMs}`, ...sizes].join("|");
     const hit = this.cache.get(abs);
     if (hit && hit.key === key) return hit.run;
-    const run: LoadedRun = { file: abs, ...(await readRunFile(abs)), ablations: siblings.map((f) => readAblationFile(f)) };
+    const run: LoadedRun = { file: abs, ...(await readRunFile(abs)), ablations: await Promise.all(siblings.map((f) => readAblationFile(f))) };
     this.cache.set(abs, { key, run });
     return run;
   }

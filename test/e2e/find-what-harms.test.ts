@@ -12,7 +12,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Frame, Page } from "playwright-core";
 import { createAblationFixture, type AblationFixture } from "../integration/support/ablation-fixture.js";
-import { launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
+import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { API_KEY } from "../integration/support/fixture.js";
 
 const skip = missingPrerequisite();
@@ -86,7 +86,7 @@ describe("a skill author finds what harms in the browser", { skip: skip ?? false
     fixture = await createAblationFixture(path.join(root, "ws"), { latencyMs: 30 });
     server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "e2e-harms-code-server.log") });
     browser = await launchBrowser();
-    const url = server.url(fixture.dir, [["extensionDevelopmentPath", `vscode-remote://127.0.0.1:${server.port}${process.env.SF_EXTENSION_DIR ?? REPO_ROOT}`]]);
+    const url = server.url(fixture.dir, extensionPayload(server));
     page = await openWorkbench(browser, url, 1500, 950);
   });
 

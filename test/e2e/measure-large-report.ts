@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launchBrowser, openWorkbench, REPO_ROOT, startCodeServer } from "../integration/support/code-server.js";
+import { extensionPayload, launchBrowser, openWorkbench, REPO_ROOT, startCodeServer } from "../integration/support/code-server.js";
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 10_000);
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "measure-code-server.log") });
   const browser = await launchBrowser();
   try {
-    const page = await openWorkbench(browser, server.url(ws, [["extensionDevelopmentPath", `vscode-remote://127.0.0.1:${server.port}${process.env.SF_EXTENSION_DIR ?? REPO_ROOT}`]]));
+    const page = await openWorkbench(browser, server.url(ws, extensionPayload(server)));
     // Commands are listed once the extension host has scanned the development extension.
     await page.waitForTimeout(3000);
     await page.keyboard.press("F1");

@@ -13,6 +13,7 @@ import type { Browser, Page } from "playwright-core";
 import { createGrader } from "../../src/core/grading/index.js";
 import { createOpenAIClient } from "../../src/core/models/openai-client.js";
 import { evaluate } from "../../src/core/runs/evaluate.js";
+import { readRunFile } from "../../src/core/runs/store.js";
 import { scanSkills } from "../../src/core/skills/index.js";
 import { loadSkillEvals, loadTriggerEvals, withTriggerTasks } from "../../src/core/tasks/index.js";
 import { buildReportView } from "../../src/extension/report-view-model.js";
@@ -43,7 +44,8 @@ describe("report webview: the trigger heat map of a library's own evals", { skip
       const client = createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m" });
       const runFile = path.join(root, "run.jsonl");
       const result = await evaluate({ mode: "catalog" }, { skills: scan.skills, taskSet, client, model: "m", grader, runFile, resume: false });
-      const view = buildReportView([{ file: runFile, header: result.header, records: result.records, stops: [], warnings: [] }], 0.05);
+      const back = await readRunFile(result.runFile);
+      const view = buildReportView([{ file: runFile, header: back.header, records: back.records, stops: [], warnings: [] }], 0.05);
       browser = await launchBrowser();
       page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
       page.on("pageerror", (e) => errors.push(e.message));

@@ -1,16 +1,17 @@
 /**
- * Integration tier, workspace trust: a folder VS Code does not trust (restricted mode) gets no evaluation. The
- * manifest declares `untrustedWorkspaces.supported: false` because evaluations run model-generated code and read
- * the model endpoint from workspace settings. VS Code still activates an extension under development in restricted
- * mode, so this exercises the extension's own guard: no command starts an evaluation there.
+ * Integration tier, workspace trust: in a folder VS Code does not trust (Restricted Mode) the extension runs with
+ * `untrustedWorkspaces: limited`. SKILL.md checks and reading existing reports work; no command starts an evaluation
+ * (they run model-generated code and call the endpoint the workspace's settings name), each one explaining why and
+ * offering trust instead, and nothing reaches the server those settings point at.
  */
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { bundleHostModule, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, type CodeServer } from "./support/code-server.js";
+import { bundleHostModule, missingPrerequisite, REPO_ROOT, runInExtensionHost, startCodeServer, VSIX, type CodeServer } from "./support/code-server.js";
 import { API_KEY, createFixture, type Fixture } from "./support/fixture.js";
+import { header, pair } from "../unit/report/fixtures.js";
 
 const skip = process.env.SF_VSCODE === "electron" ? "the trust test runs in code-server only" : missingPrerequisite();
 
@@ -26,10 +27,21 @@ describe("extension in an untrusted workspace (restricted mode)", { skip: skip ?
     root = mkdtempSync(path.join(os.tmpdir(), "sf-untrusted-"));
     const workspace = path.join(root, "ws");
     fixture = await createFixture(workspace);
+    const brokenSkillFile = path.join(workspace, "skills", "broken-skill", "SKILL.md");
+    mkdirSync(path.dirname(brokenSkillFile), { recursive: true });
+    writeFileSync(brokenSkillFile, "---\nname: Broken_Skill\ndescription: A skill whose name breaks the rules.\n---\n\n# Body\n");
+    // A finished run of two skills over four tasks: 1 harmed, 1 rescued where retrieved.
+    const reportFile = path.join(workspace, "earlier-run.jsonl");
+    const ids = ["a", "b", "c", "d"];
+    const records = [...pair("a", true, false, ["units-helper"]), ...pair("b", false, true, ["units-helper"]), ...pair("c", true, true), ...pair("d", false, false)];
+    writeFileSync(reportFile, [header({ taskIds: ids }, ["units-helper"]), ...records].map((r) => JSON.stringify(r)).join("\n") + "\n");
     const resultsFile = path.join(root, "results.json");
     const testsModule = path.join(root, "host", "untrusted.js");
     await bundleHostModule(path.join(__dirname, "host", "untrusted.ts"), testsModule, {
       resultsFile,
+      brokenSkillFile,
+      reportFile,
+      exampleFolder: path.join(root, "example-target"),
       skillFile: fixture.skillFile,
       taskSetFile: fixture.taskSetFile,
       controlUrl: fixture.controlUrl,
@@ -57,14 +69,20 @@ describe("extension in an untrusted workspace (restricted mode)", { skip: skip ?
     assert.equal(facts.isTrusted, false, "the folder must open untrusted for this test to mean anything");
   });
 
-  it("refuses every evaluation command (the extension's own guard: VS Code runs an extension under development even here)", () => {
-    // An installed copy is not even activated in restricted mode (untrustedWorkspaces.supported: false in the
-    // manifest); a development copy is, which makes this a test of the extension's own requireTrust() guard.
+  it("refuses every evaluation command, Try the Example and Find What Harms included, and copies nothing", () => {
     assert.deepEqual(facts.outcomes, {
       "skillFollowing.evaluateSkill": { returned: null },
       "skillFollowing.evaluateLibrary": { returned: null },
       "skillFollowing.compareModels": { returned: null },
+      "skillFollowing.tryExample": { returned: null },
+      "skillFollowing.findWhatHarms": { returned: null },
     });
+    assert.equal(facts.exampleCopied, false);
+  });
+
+  it("still checks SKILL.md files and opens existing reports (Restricted Mode is limited, not off)", () => {
+    assert.ok(facts.lintCodes.some((c: string) => c.startsWith("name")), `lint codes: ${JSON.stringify(facts.lintCodes)}`);
+    assert.deepEqual(facts.report, { ...facts.report, harmed: 1, rescued: 1 });
   });
 
   it("sends nothing to the endpoint the workspace settings name and writes no run file", () => {
@@ -73,13 +91,13 @@ describe("extension in an untrusted workspace (restricted mode)", { skip: skip ?
   });
 });
 
-/** The extension as a user installs it: the files of the .vsix (the allow-list in .vscodeignore), nothing else. */
+/** Without SF_VSIX: the extension's packaged file set (scripts/package.mjs) copied from the development folder. */
 function installableCopy(dest: string): string {
   const files = ["package.json", "README.md", "LICENSE", "dist/extension.js", "dist/sandbox-worker.js", "dist/cli.js"];
   for (const f of files) if (existsSync(path.join(REPO_ROOT, f))) cpSync(path.join(REPO_ROOT, f), path.join(dest, f));
   for (const f of readdirSync(path.join(REPO_ROOT, "dist", "webview")).filter((n) => n.endsWith(".js"))) cpSync(path.join(REPO_ROOT, "dist", "webview", f), path.join(dest, "dist", "webview", f));
   cpSync(path.join(REPO_ROOT, "dist", "pyodide"), path.join(dest, "dist", "pyodide"), { recursive: true });
-  cpSync(path.join(REPO_ROOT, "media"), path.join(dest, "media"), { recursive: true });
+  for (const dir of ["media", "samples", "skills"]) cpSync(path.join(REPO_ROOT, dir), path.join(dest, dir), { recursive: true });
   return dest;
 }
 
@@ -93,7 +111,8 @@ describe("an installed copy of the extension (not under development) and workspa
     root = mkdtempSync(path.join(os.tmpdir(), "sf-installed-"));
     const workspace = path.join(root, "ws");
     fixture = await createFixture(workspace);
-    const installed = installableCopy(path.join(root, "skill-following"));
+    // Under SF_VSIX every session installs the .vsix itself; otherwise a copy of its file set stands in for it.
+    const installed = VSIX ? undefined : installableCopy(path.join(root, "skill-following"));
     // Both sessions at once: one trusts the folder (the control: the installed copy works), one does not.
     await Promise.all(
       (["trusted", "untrusted"] as const).map(async (kind) => {
@@ -104,7 +123,7 @@ describe("an installed copy of the extension (not under development) and workspa
           sessionDir: path.join(root, `session-${kind}`),
           logFile: path.join(REPO_ROOT, "test-results", `installed-${kind}-code-server.log`),
           workspaceTrust: kind === "untrusted",
-          installExtensions: [installed],
+          installExtensions: installed ? [installed] : [],
           settings: { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.banner": "never" },
         });
         servers.push(server);
@@ -127,13 +146,13 @@ describe("an installed copy of the extension (not under development) and workspa
     assert.ok(t.commands.includes("skillFollowing.evaluateSkill"));
   });
 
-  it("in an untrusted folder VS Code keeps it off (untrustedWorkspaces.supported: false): no command, no evaluation", () => {
+  it("in an untrusted folder it runs in Restricted Mode (untrustedWorkspaces: limited): commands exist, no evaluation starts", () => {
     const u = facts.untrusted;
     assert.equal(u.error, null, u.error);
     assert.equal(u.isTrusted, false);
-    assert.equal(u.active, false);
-    assert.deepEqual(u.commands, []);
-    assert.match(u.evaluate.error ?? "", /command 'skillFollowing\.evaluateSkill' not found/);
+    assert.equal(u.active, true, u.activateError);
+    assert.ok(u.commands.includes("skillFollowing.evaluateSkill"));
+    assert.deepEqual(u.evaluate, { returned: null });
     assert.equal(fixture.server.calls, 0);
   });
 });

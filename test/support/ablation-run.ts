@@ -30,7 +30,7 @@ export async function runAblationScenario(dir: string, extra: Partial<AblateOpti
     );
     const run = await readRunFile(paired.runFile);
     const o: AblateOptions = { run: { file: paired.runFile, ...run }, skills: [skill], skillName: ABLATION_SKILL, skillText: ABLATION_SKILL_TEXT, taskSet, client, grader, concurrency: 4, resume: false, ...extra };
-    const result = await runAblation(planAblation(o), o);
+    const result = await runAblation(await planAblation(o), o);
     return { runFile: paired.runFile, ablationFile: result.file, calls: server.calls };
   } finally {
     await grader.dispose();

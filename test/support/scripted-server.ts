@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { buildCompletion, completionJson, errorBody, streamEvents, type ChatCompletionRequestBody, type ScriptedReply } from "./openai-wire.js";
+import { createBatchApi, type BatchApi, type BatchApiOptions } from "./scripted-batches.js";
 
 export type { ChatCompletionRequestBody, ScriptedReply, ScriptedUsage, WireMessage, WireTool, WireToolCall } from "./openai-wire.js";
 
@@ -52,6 +53,8 @@ export interface ScriptedServerOptions {
   requireKey?: string;
   /** Ids listed by GET /v1/models. */
   models?: string[];
+  /** How batches behave (Files and Batch API, scripted-batches.ts); the endpoints are always there. */
+  batches?: BatchApiOptions;
 }
 
 export interface ScriptedServer {
@@ -63,6 +66,8 @@ export interface ScriptedServer {
   readonly requests: ChatCompletionRequestBody[];
   /** Injected faults by kind. */
   readonly faultsInjected: Record<string, number>;
+  /** The Files and Batch API: stored files and batches, counters, release/drop, events. */
+  readonly batch: BatchApi;
   /** Clears counters and the fault history (the same requests then meet the same faults again). */
   reset(): void;
   close(): Promise<void>;
@@ -228,6 +233,15 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     res.end("data: [DONE]\n\n");
   }
 
+  /** A batch line is answered by the script exactly as a synchronous request is, and counted the same. */
+  const batchApi = createBatchApi(options.batches ?? {}, async (body) => {
+    const callIndex = calls++;
+    requests.push(body);
+    const reply = await options.script(body, { callIndex });
+    if ("error" in reply) return { status: reply.error.status, body: errorBody(reply.error.status, reply.error.message ?? `scripted error ${reply.error.status}`) };
+    return { status: 200, body: completionJson(`chatcmpl-${++completionSeq}`, body.model, buildCompletion(body, reply)) };
+  });
+
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (options.requireKey !== undefined && req.headers.authorization !== `Bearer ${options.requireKey}`) {
@@ -247,6 +261,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       });
       return;
     }
+    if (batchApi.handle(req, res, url)) return;
     req.resume();
     sendJson(res, 404, errorBody(404, `no route ${req.method} ${url.pathname}`));
   });
@@ -271,7 +286,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     get faultsInjected() {
       return faultsInjected;
     },
+    batch: batchApi,
     reset() {
+      batchApi.reset();
       calls = 0;
       requests = [];
       faultsInjected = {};

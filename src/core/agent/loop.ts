@@ -3,7 +3,8 @@ import type { ChatMessage, ChatRequest, ModelClient, SamplingParams } from "../m
 import type { Condition, FileRead, SkillRef } from "../../shared/vocabulary/index.js";
 import type { ToolCallRecord } from "./types.js";
 import type { Task } from "../tasks/schema.js";
-import { extractAnswer } from "./extract.js";
+import { MAX_TOOL_CALLS_PER_TURN, recordedArguments } from "../retrieval/tool-args.js";
+import { extractAnswer, replyOverCap } from "./extract.js";
 import { systemPrompt, userPrompt } from "./prompts.js";
 
 export const DEFAULT_MAX_TURNS = 6;
@@ -86,16 +87,17 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
     else result.modelCalls++;
 
     // Tool calls only mean something where tools were offered; in the disabled condition the text is the answer.
-    const calls = request.tools ? response.toolCalls : [];
+    // Past MAX_TOOL_CALLS_PER_TURN the calls are dropped from the transcript too, so each kept call has its reply.
+    const offered = request.tools ? response.toolCalls : [];
+    const calls = offered.slice(0, MAX_TOOL_CALLS_PER_TURN);
     messages.push({ role: "assistant", content: response.content, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) {
-      result.finalText = response.content;
-      result.answer = answerOf(input.task, response.content);
+      finish(result, input.task, response.content);
       return result;
     }
-    for (const call of calls) {
+    for (const [i, call] of calls.entries()) {
       const outcome = input.library.execute(call);
-      result.toolCalls.push({ name: call.name, arguments: call.arguments, retrieved: outcome.retrieved, ...(outcome.error ? { error: outcome.error } : {}) });
+      result.toolCalls.push({ name: call.name, arguments: recordedArguments(call.arguments), retrieved: outcome.retrieved, ...(outcome.error ? { error: outcome.error } : {}) });
       if (outcome.fileRead && !result.filesRead.some((f) => f.skill === outcome.fileRead!.skill && f.path === outcome.fileRead!.path)) {
         result.filesRead.push(outcome.fileRead);
       }
@@ -105,15 +107,24 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
           result.retrieved.push(ref);
         }
       }
-      messages.push({ role: "tool", toolCallId: call.id, content: outcome.content });
+      const dropped = i === calls.length - 1 ? offered.length - calls.length : 0;
+      const note = dropped > 0 ? `\n\n(${dropped} more tool calls in this turn were not run: at most ${MAX_TOOL_CALLS_PER_TURN} per turn.)` : "";
+      messages.push({ role: "tool", toolCallId: call.id, content: outcome.content + note });
     }
   }
   result.error = `turn limit reached: ${maxTurns} model turns without a final answer`;
   // The last assistant text, if any, is still graded: a model that answers while also calling a tool gets credit.
   const lastText = [...messages].reverse().find((m) => m.role === "assistant" && m.content)?.content ?? null;
-  result.finalText = typeof lastText === "string" ? lastText : null;
-  result.answer = answerOf(input.task, result.finalText);
+  finish(result, input.task, typeof lastText === "string" ? lastText : null);
   return result;
+}
+
+/** Sets the final text and its extracted answer; a reply too long to read is noted as the run's error. */
+function finish(result: AgentResult, task: Task, text: string | null): void {
+  result.finalText = text;
+  result.answer = answerOf(task, text);
+  const over = replyOverCap(text);
+  if (over) result.error = result.error ? `${result.error}; ${over}` : over;
 }
 
 /** A skill eval is graded on the whole reply (its checks and judge read it all); other tasks on the extracted answer. */

@@ -1,6 +1,6 @@
 import type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
 import type { Logger } from "../logger.js";
-import type { Task } from "../tasks/schema.js";
+import type { PythonFunctionTask, Task } from "../tasks/schema.js";
 import { createMathGrader } from "./math.js";
 import { createPythonGrader } from "./python-grader.js";
 import { createSkillEvalGrader } from "./skill-eval.js";
@@ -27,6 +27,14 @@ export type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
  * The grader the engine uses: python-function tasks go to the sandboxed Python grader (started lazily, so a math-only
  * evaluation never spawns a sandbox), math-answer tasks to the math grader, skill evals to their checks and judge.
  */
+/** What the grader is doing, for the progress line. */
+export interface GraderStatus {
+  /** The Python sandbox: not needed (no python tasks), its interpreter snapshot being made, or ready (failed counts as ready: grading will say why). */
+  sandbox: "not-needed" | "starting" | "ready";
+  /** Python tasks of the run with expected outputs ready, and how many are being computed; null without python tasks. */
+  expected: { done: number; total: number; computing: number } | null;
+}
+
 export interface EngineGrader extends Grader {
   /** The isolation in force for python tasks so far ("none" until a python task has been graded or prepared). */
   readonly isolation: Isolation;
@@ -35,6 +43,7 @@ export interface EngineGrader extends Grader {
    * so the run header records it before the first task runs.
    */
   prepare(tasks: readonly Task[]): SandboxInfo;
+  status(): GraderStatus;
 }
 
 export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
@@ -49,15 +58,27 @@ export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
       ...(options.verdictCacheDir ? { verdictCacheDir: options.verdictCacheDir } : {}),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
     }));
+  let pythonTasks: PythonFunctionTask[] = [];
+  let sandboxReady = false;
   return {
     get isolation(): Isolation {
       return python ? python.isolation : "none";
     },
     prepare(tasks: readonly Task[]): SandboxInfo {
-      if (!tasks.some((t) => t.kind === "python-function")) return { isolation: "none" };
+      pythonTasks = tasks.filter((t): t is PythonFunctionTask => t.kind === "python-function");
+      if (pythonTasks.length === 0) return { isolation: "none" };
       const py = getPython();
+      // Settles once the interpreter snapshot exists; a failure shows when an answer is graded.
+      py.pool.snapshotReady().then(
+        () => (sandboxReady = true),
+        () => (sandboxReady = true),
+      );
       if (py.isolation !== "process-permission") return { isolation: py.isolation, detail: "worker thread: accident-proof, not attack-proof" };
       return { isolation: py.isolation, detail: py.detail };
+    },
+    status(): GraderStatus {
+      if (pythonTasks.length === 0 || !python) return { sandbox: "not-needed", expected: null };
+      return { sandbox: sandboxReady ? "ready" : "starting", expected: python.expectedStatus(pythonTasks) };
     },
     grade(task: Task, answer: string | null, gradeOptions?: GradeOptions): Promise<Verdict> {
       if (task.kind === "python-function") return getPython().grade(task, answer, gradeOptions);

@@ -53,23 +53,38 @@ const HASHES_LINE = /^\s*####\s*(.+)$/;
 /** The last `Answer: X` / `**Final Answer:** X` / `#### X` line; a bare `Answer:` takes the next non-empty line. */
 export function lastAnswerLine(text: string): string | null {
   const lines = text.split(/\r\n|\r|\n/);
+  // From the end backwards, `next` is the first non-empty line after line k: one pass, where searching forward
+  // from every bare `Answer:` line would be quadratic (a reply of 100k of them took 72 s).
+  let next: string | undefined;
   for (let k = lines.length - 1; k >= 0; k--) {
-    const line = (lines[k] as string).replace(/\*\*|__/g, "");
+    const raw = lines[k] as string;
+    const line = raw.replace(/\*\*|__/g, "");
     const m = ANSWER_LINE.exec(line) ?? HASHES_LINE.exec(line);
-    if (!m) continue;
-    let value = cleanAnswer(m[1] ?? "");
-    if (value === "") value = cleanAnswer(lines.slice(k + 1).find((l) => l.trim() !== "") ?? "");
-    if (value !== "") return value;
+    if (m) {
+      let value = cleanAnswer(m[1] ?? "");
+      if (value === "") value = cleanAnswer(next ?? "");
+      if (value !== "") return value;
+    }
+    if (raw.trim() !== "") next = raw;
   }
   return null;
 }
 
 function cleanAnswer(s: string): string {
-  let v = s.trim().replace(/\.$/, "").replace(/^`+|`+$/g, "").trim();
+  let v = stripBackticks(s.trim().replace(/\.$/, "")).trim();
   // `$x$`, `\(x\)`, `\[x\]` around the whole answer.
   const wrapped = /^\$\$?([\s\S]*?)\$?\$$/.exec(v) ?? /^\\\(([\s\S]*)\\\)$/.exec(v) ?? /^\\\[([\s\S]*)\\\]$/.exec(v);
   if (wrapped) v = (wrapped[1] ?? "").trim();
   return v.replace(/\.$/, "").trim();
+}
+
+/** `s` without its leading and trailing backticks; a loop, since /`+$/ rescans a long inner run at every backtick. */
+function stripBackticks(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s.charCodeAt(a) === 0x60) a++;
+  while (b > a && s.charCodeAt(b - 1) === 0x60) b--;
+  return s.slice(a, b);
 }
 
 const NUMBER = /-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?|-?\.\d+/g;

@@ -4,7 +4,7 @@ import { InputError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { HARNESS_PY } from "../sandbox/harness-py.js";
 import type { CheckJob } from "../sandbox/protocol.js";
-import { SandboxPool, type Isolation } from "../sandbox/runner.js";
+import { SandboxPool, type Isolation, type SandboxOptions } from "../sandbox/runner.js";
 import type { PythonFunctionTask, Task } from "../tasks/schema.js";
 import { CheckDriver, type CheckPlan, type CheckResult } from "./check-driver.js";
 import { assertComparable, checkPlanFor, expectedJobFor, MIN_TIME_LIMIT_MS } from "./check-plan.js";
@@ -21,9 +21,14 @@ export interface PythonGraderOptions {
   logger?: Logger;
   /** Answers checked at once (default 2). */
   poolSize?: number;
+  /**
+   * Reference processes computing expected outputs at once (default: 2, at most poolSize), so one slow canonical
+   * solution does not hold every other task's expected outputs.
+   */
+  referencePoolSize?: number;
   /** Where sandbox-worker.js and pyodide/ are (default: beside the bundle, else <repo>/dist). */
   distDir?: string;
-  /** Folder for expected outputs computed from canonical solutions, keyed by task hash (and the interpreter snapshot). */
+  /** Folder for expected outputs computed from canonical solutions, keyed by task, harness and runtime (and the interpreter snapshot). */
   cacheDir?: string;
   /**
    * Folder for verdicts, keyed by task, answer and grading rules, so an unchanged re-run does not re-check
@@ -46,6 +51,8 @@ export interface PythonGraderOptions {
   unsafeAllowCodeGeneration?: boolean;
   /** Test hook: see SandboxOptions.onDispatch. */
   onDispatch?: (process: { kill: () => void }) => void;
+  /** Bench hook: see SandboxOptions.tierFlags. */
+  tierFlags?: SandboxOptions["tierFlags"];
 }
 
 // Bump when what "expected" holds changes, so stale disk caches are ignored.
@@ -72,18 +79,74 @@ export type PythonGrader = Grader & {
   ready(): Promise<number>;
   /** Expected outputs of a task (computed once by a reference process, then cached in memory and in cacheDir). */
   expected(task: PythonFunctionTask): Promise<ExpectedOutputs>;
+  /** Of these tasks, how many have their expected outputs ready, and how many are being computed now (for progress). */
+  expectedStatus(tasks: readonly PythonFunctionTask[]): { done: number; total: number; computing: number };
   /** The sandbox itself (benchmarks and tests). */
   readonly pool: SandboxPool;
 };
 
-export function taskHash(task: PythonFunctionTask): string {
+/** The key of a task's expected outputs: the task's code and inputs, the harness and the Python runtime that ran them. */
+export function taskHash(task: PythonFunctionTask, runtime: string): string {
   const { expected: _ignored, ...tests } = task.tests;
   return createHash("sha256")
-    .update(JSON.stringify({ f: EXPECTED_FORMAT, harness: HARNESS_HASH, code: task.canonicalSolution, entry: task.entryPoint, tests }))
+    .update(JSON.stringify({ f: EXPECTED_FORMAT, harness: HARNESS_HASH, runtime, code: task.canonicalSolution, entry: task.entryPoint, tests }))
     .digest("hex");
 }
 
 
+
+/** Expected outputs by task: computed once (in memory while in flight, then on disk), with counts for the progress line. */
+class ExpectedStore {
+  private readonly memo = new Map<string, Promise<ExpectedOutputs>>();
+  // Hashing a task reads all its inputs (MBPP+ has megabytes of them): once per task object, not per progress tick.
+  private readonly hashes = new WeakMap<PythonFunctionTask, string>();
+  /** Hashes whose expected outputs are known (computed or read from the cache). */
+  private readonly resolved = new Set<string>();
+  private computing = 0;
+
+  constructor(
+    private readonly cache: JsonFileCache<ExpectedOutputs> | undefined,
+    private readonly runtime: string,
+  ) {}
+
+  private hashOf(t: PythonFunctionTask): string {
+    let h = this.hashes.get(t);
+    if (h === undefined) this.hashes.set(t, (h = taskHash(t, this.runtime)));
+    return h;
+  }
+
+  get(task: PythonFunctionTask, compute: () => Promise<ExpectedOutputs>): Promise<ExpectedOutputs> {
+    const hash = this.hashOf(task);
+    let p = this.memo.get(hash);
+    if (p) return p;
+    const cached = this.cache?.getSync(hash);
+    if (cached) {
+      this.resolved.add(hash);
+      p = Promise.resolve(cached);
+    } else {
+      this.computing++;
+      p = compute().then(
+        (v) => {
+          this.computing--;
+          this.resolved.add(hash);
+          this.cache?.setSync(hash, v);
+          return v;
+        },
+        (err: unknown) => {
+          this.computing--;
+          throw err;
+        },
+      );
+    }
+    this.memo.set(hash, p);
+    p.catch(() => this.memo.delete(hash));
+    return p;
+  }
+
+  status(tasks: readonly PythonFunctionTask[]): { done: number; total: number; computing: number } {
+    return { done: tasks.filter((t) => this.resolved.has(this.hashOf(t))).length, total: tasks.length, computing: this.computing };
+  }
+}
 
 export function createPythonGrader(options: PythonGraderOptions = {}): PythonGrader {
   const logger = options.logger ?? silentLogger;
@@ -93,6 +156,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
   const pool = SandboxPool.create({
     logger,
     poolSize: options.poolSize,
+    referencePoolSize: options.referencePoolSize ?? Math.min(2, options.poolSize ?? 2),
     distDir: options.distDir,
     memoryMb,
     graceMs,
@@ -101,9 +165,9 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     forceFallback: options.forceFallback,
     unsafeAllowCodeGeneration: options.unsafeAllowCodeGeneration,
     ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
+    ...(options.tierFlags ? { tierFlags: options.tierFlags } : {}),
   });
-  const memo = new Map<string, Promise<ExpectedOutputs>>();
-  const expectedCache = options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined;
+  const expectedStore = new ExpectedStore(options.cacheDir ? new JsonFileCache(options.cacheDir, ExpectedOutputsSchema, { logger, name: "expected-output cache" }) : undefined, pool.runtime);
   const verdictCache = options.verdictCacheDir ? new JsonFileCache(options.verdictCacheDir, VerdictSchema, { logger, name: "verdict cache", onMiss: "checking again" }) : undefined;
 
   const testsHashes = new WeakMap<PythonFunctionTask, string>();
@@ -136,22 +200,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     return r;
   }
 
-  function expected(task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> {
-    const hash = taskHash(task);
-    let p = memo.get(hash);
-    if (!p) {
-      const cached = expectedCache?.getSync(hash);
-      p = cached
-        ? Promise.resolve(cached)
-        : computeExpected(task, signal).then((v) => {
-            expectedCache?.setSync(hash, v);
-            return v;
-          });
-      memo.set(hash, p);
-      p.catch(() => memo.delete(hash));
-    }
-    return p;
-  }
+  const expected = (task: PythonFunctionTask, signal?: AbortSignal): Promise<ExpectedOutputs> => expectedStore.get(task, () => computeExpected(task, signal));
 
   async function check(job: CheckJob, checkPlan: CheckPlan, signal?: AbortSignal): Promise<CheckResult> {
     return pool.runAnswer(job, new CheckDriver(checkPlan), { signal });
@@ -199,6 +248,7 @@ export function createPythonGrader(options: PythonGraderOptions = {}): PythonGra
     pool,
     ready: () => pool.ready(),
     expected: (task) => expected(task),
+    expectedStatus: (tasks) => expectedStore.status(tasks),
     grade,
     dispose: () => pool.finish(),
   };

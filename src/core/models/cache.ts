@@ -78,6 +78,7 @@ export function createCachedClient(inner: ModelClient, options: CachedClientOpti
   let misses = 0;
   return {
     id: inner.id,
+    ...(inner.batch ? { batch: inner.batch } : {}),
     stats: () => ({ hits, misses }),
     async complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
       const key = requestCacheKey(request, callOptions.sampleIndex, inner.id);

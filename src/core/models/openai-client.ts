@@ -104,7 +104,11 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined): Pro
   });
 }
 
-export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
+/**
+ * The endpoint of an OpenAI-compatible client from its options and the environment, checked: a URL that can work,
+ * and a key unless the server is local. `id` is the client id (also the batch client's, so both share one cache).
+ */
+export function openAIEndpoint(options: Pick<OpenAIClientOptions, "baseURL" | "apiKey" | "model" | "env">): { baseURL: string; apiKey: string; endpoint: string; id: string } {
   const env = options.env ?? process.env;
   const baseURL = options.baseURL || env.OPENAI_BASE_URL || DEFAULT_BASE_URL;
   const given = options.apiKey || env.OPENAI_API_KEY;
@@ -115,9 +119,13 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
       hintIds: ["apiKey", "baseUrl"],
     });
   }
-  const apiKey = given || LOCAL_DUMMY_KEY;
-  const timeoutMs = options.timeoutMs ?? 120_000;
   const endpoint = describeEndpoint(baseURL);
+  return { baseURL, apiKey: given || LOCAL_DUMMY_KEY, endpoint, id: `openai-compatible:${options.model}@${endpoint}` };
+}
+
+export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
+  const { baseURL, apiKey, endpoint, id } = openAIEndpoint(options);
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const sdk = new OpenAI({
     apiKey,
     baseURL,
@@ -127,7 +135,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     logLevel: "off",
   });
   const retrier = new Retrier({
-    id: `openai-compatible:${options.model}@${endpoint}`,
+    id,
     endpoint,
     model: options.model,
     wire: new WireExchange(sdk, options.stream ?? false),
@@ -142,7 +150,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
 }
 
 /** Whatever a server echoes back, the key never leaves this module in a message. */
-class Redaction {
+export class Redaction {
   constructor(private readonly apiKey: string) {}
 
   text(text: string): string {

@@ -1,3 +1,5 @@
+import type { Logger } from "../logger.js";
+
 /**
  * The model seam. The engine only talks to `ModelClient`; implementations: the OpenAI-compatible client
  * (package `openai`), the response cache wrapper, and VS Code's language model API in the extension.
@@ -65,4 +67,37 @@ export interface ModelClient {
   /** A stable description for run headers, e.g. `openai-compatible:gpt-4o-mini@http://…/v1`. Never contains a key. */
   readonly id: string;
   complete(request: ChatRequest, options: CallOptions): Promise<ChatResponse>;
+  /** Present when calls go through a provider's batch API (batch mode): the engine tells it when runs start and end. */
+  readonly batch?: BatchGate;
+}
+
+/** One batch job as the provider last reported it: for progress. */
+export interface BatchStatus {
+  id: string;
+  status: string;
+  total: number;
+  completed: number;
+  failed: number;
+}
+
+export interface BatchSessionOptions {
+  /** Where the batch ids of this evaluation are recorded, so a restart re-attaches to batches still in flight. */
+  journalFile: string;
+  logger?: Logger;
+  /** Stops polling (batches stay at the provider; the journal keeps them). */
+  signal?: AbortSignal;
+  onStatus?: (batches: readonly BatchStatus[]) => void;
+}
+
+/**
+ * Batch mode's side of the engine. A batch holds one request of every run that is waiting for the model, so the
+ * client must know how many runs are between their first request and their answer: when every such run is waiting,
+ * the round goes out (no timer decides it). A run is started before its first request and ended after its last.
+ */
+export interface BatchGate {
+  begin(options: BatchSessionOptions): Promise<void>;
+  runStarted(): void;
+  runEnded(): void;
+  /** Stops polling and closes the journal; batches in flight stay at the provider for the next session. */
+  end(): Promise<void>;
 }

@@ -12,7 +12,7 @@
  *   selection term are null (not estimable), never a table of the paired subset that would pass for OAE. The lift
  *   needs enabled runs only and is still reported; OAE is shown as r·RAE under assumption A0.
  */
-import type { RunHeader, RunRecord, StopRecord } from "../runs/types.js";
+import type { RunHeader, RunSummary, StopRecord } from "../runs/types.js";
 import { collectPairs } from "./pairs.js";
 import { costs, definitions, designMetrics, noiseFloor, repeatedBlock, skillResults, stoppingBlock, weakestSandbox } from "./parts.js";
 import { REPORT_VERSION, type Evaluation, type Report } from "./schema.js";
@@ -22,7 +22,7 @@ import { toTable } from "./tables.js";
 
 export interface RunInput {
   header: RunHeader;
-  records: RunRecord[];
+  records: RunSummary[];
   stops?: StopRecord[];
 }
 

@@ -1,15 +1,12 @@
-/** Number formatting and escaping shared by the renderers. Model, task and skill text is untrusted everywhere. */
-import type { Evaluation, Interval, SkillResult } from "./schema.js";
+/**
+ * Escaping and display helpers of the renderers. Numbers are formatted only by the product's one formatter
+ * (src/shared/format.ts), re-exported here under the names the renderers use, so an export reads like the webview.
+ * Model, task and skill text is untrusted everywhere.
+ */
+import { multiplicityNote } from "../../shared/format.js";
+import type { Evaluation, SkillResult } from "./schema.js";
 
-export const fmt = (x: number | null | undefined, digits = 3): string => (x === null || x === undefined ? "n/a" : x.toFixed(digits));
-export const signed = (x: number | null | undefined, digits = 3): string => (x === null || x === undefined ? "n/a" : `${x > 0 ? "+" : x < 0 ? "" : "±"}${x.toFixed(digits)}`);
-export const interval = (ci: Interval | null | undefined, digits = 3): string => (ci ? `[${signed(ci[0], digits)}, ${signed(ci[1], digits)}]` : "n/a");
-export function pValue(p: number | null | undefined): string {
-  if (p === null || p === undefined) return "n/a";
-  if (p < 0.0001) return "<0.0001";
-  return p.toFixed(4);
-}
-export const pct = (x: number | null | undefined): string => (x === null || x === undefined ? "n/a" : `${(100 * x).toFixed(1)}%`);
+export { intervalOf as interval, pct, plain as fmt, pLabel, pValue, signed } from "../../shared/format.js";
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"'`]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;" })[c]!);
@@ -72,4 +69,13 @@ export function subsetRows(e: Evaluation): Array<{ label: string; table: Evaluat
       ...(e.notRetrieved === null ? { note: "not estimable (RAE-only design)" } : {}),
     },
   ];
+}
+
+/** Skills in the Holm family of an evaluation (those with a Holm-adjusted p). */
+export const familySize = (e: Evaluation): number => e.skills.filter((s) => s.pHolm !== null).length;
+
+/** The note a skill's verdict needs when it depends on the family ("harmful alone (p 0.012); inconclusive among 12 skills (Holm p 0.082)"). */
+export function skillMultiplicityNote(e: Evaluation, s: SkillResult): string | undefined {
+  const p = e.decisionP === "exact" ? s.table.pExact : s.table.pMid;
+  return multiplicityNote({ effect: s.table.effect, p, pHolm: s.pHolm, badge: s.badge }, familySize(e), e.alpha);
 }

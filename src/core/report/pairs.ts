@@ -4,7 +4,7 @@
  */
 import type { ControlSample, Design, SkillRef } from "../../shared/vocabulary/index.js";
 import { inControlSample } from "../runs/plan.js";
-import type { RunHeader, RunRecord } from "../runs/types.js";
+import type { RunHeader, RunSummary } from "../runs/types.js";
 import { addOutcome, emptyCounts, type PairedCounts } from "../stats/index.js";
 import type { TaskRow } from "./schema.js";
 import type { LiftUnit } from "./tables.js";
@@ -13,8 +13,8 @@ export const skillKey = (s: SkillRef): string => `${s.name}\u0000${s.contentHash
 
 interface TaskData {
   id: string;
-  enabled: Map<number, RunRecord>;
-  disabled: Map<number, RunRecord>;
+  enabled: Map<number, RunSummary>;
+  disabled: Map<number, RunSummary>;
 }
 
 export interface RepeatedRow {
@@ -46,7 +46,7 @@ export interface Pairs {
   /** Every planned task, in run order. */
   taskOrder: string[];
   /** The merged records (later runs and later lines win per key). */
-  records: RunRecord[];
+  records: RunSummary[];
   overall: PairedCounts;
   retrieved: PairedCounts;
   notRetrieved: PairedCounts;
@@ -62,7 +62,7 @@ export interface Pairs {
   pairedInOrder: PairedTask[];
 }
 
-function mergeTasks(records: Iterable<RunRecord>, headers: readonly RunHeader[]): { taskOrder: string[]; tasks: Map<string, TaskData> } {
+function mergeTasks(records: Iterable<RunSummary>, headers: readonly RunHeader[]): { taskOrder: string[]; tasks: Map<string, TaskData> } {
   const taskOrder: string[] = [];
   const tasks = new Map<string, TaskData>();
   const touch = (id: string): TaskData => {
@@ -87,8 +87,8 @@ function retrievedOf(t: TaskData): SkillRef[] {
   return [...seen.values()];
 }
 
-export function collectPairs(group: ReadonlyArray<{ header: RunHeader; records: readonly RunRecord[] }>, design: Design, control: ControlSample | undefined, samples: number): Pairs {
-  const byKey = new Map<string, RunRecord>();
+export function collectPairs(group: ReadonlyArray<{ header: RunHeader; records: readonly RunSummary[] }>, design: Design, control: ControlSample | undefined, samples: number): Pairs {
+  const byKey = new Map<string, RunSummary>();
   for (const run of group) for (const r of run.records) byKey.set(r.key, r);
   const merged = mergeTasks(byKey.values(), group.map((r) => r.header));
   // Trigger cases of skill evals have enabled runs only, by design: they feed the trigger analysis, never a pair.

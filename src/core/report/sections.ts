@@ -7,7 +7,7 @@
  */
 import { analyzeTable, holm, type PairedCounts } from "../stats/index.js";
 import { variantSections, type AblationHeader, type AblationRecord } from "../runs/ablation-types.js";
-import type { RunRecord } from "../runs/types.js";
+import type { RunSummary } from "../runs/types.js";
 import type { RunInput } from "./build.js";
 import type { Report, SkillResult } from "./schema.js";
 import type { SectionPairResult, SectionResult, SectionTable, SectionVerdict, SkillAblation } from "./sections-schema.js";
@@ -84,7 +84,7 @@ export function sectionsByHarm(sections: readonly SectionResult[]): SectionResul
 
 /** Full-skill outcome (enabled, sample 0) per task, where the enabled run(s) returned this skill version. */
 function fullOutcomes(runs: readonly RunInput[], skill: { name: string; contentHash: string }): Map<string, boolean> {
-  const byKey = new Map<string, RunRecord>();
+  const byKey = new Map<string, RunSummary>();
   for (const run of runs) for (const r of run.records) if (r.condition === "enabled") byKey.set(r.key, r);
   const loaded = new Set<string>();
   const sample0 = new Map<string, boolean>();

@@ -9,9 +9,14 @@
  * the files, the host writes them.
  */
 import type { ExpectationResult } from "../../shared/vocabulary/index.js";
-import type { RunRecord } from "../runs/types.js";
+import type { RunHeader, RunRecord } from "../runs/types.js";
 import { evalTaskInfo } from "./skill-evals.js";
-import type { RunInput } from "./build.js";
+
+/** Whole run files: the export writes outputs and transcript sizes, which summaries do not keep. */
+interface RunInput {
+  header: RunHeader;
+  records: RunRecord[];
+}
 import type { Report } from "./schema.js";
 
 export interface ExportFile {

@@ -4,7 +4,7 @@
  * graded each output more than once. Built from the merged records and the headers' `evalTasks`.
  */
 import type { ExpectationResult } from "../../shared/vocabulary/index.js";
-import type { EvalTaskInfo, RunHeader, RunRecord } from "../runs/types.js";
+import type { EvalTaskInfo, RunHeader, RunSummary as RunRecord } from "../runs/types.js";
 import { addOutcome, emptyCounts, fleissKappa, lightKappa, selfAgreement, itemAgreement } from "../stats/index.js";
 import type { Pairs, PairedTask } from "./pairs.js";
 import type { Evaluation, SkillResult } from "./schema.js";

@@ -1,6 +1,7 @@
 import MiniSearch from "minisearch";
 import type { Skill } from "../skills/types.js";
 import type { ToolCall, ToolDefinition } from "../models/types.js";
+import { MAX_SEARCH_QUERY_CHARS, parseStringArgs, quoted } from "./tool-args.js";
 import { DEFAULT_SEARCH, type FileRead, type RetrievalMode, type SearchOptions, type SkillRef } from "../../shared/vocabulary/index.js";
 import { listSkillFiles, readSkillFolderFile, type SkillFile } from "./skill-files.js";
 
@@ -118,30 +119,35 @@ export class SkillLibrary {
     if (call.name === READ_FILE && this.readsFiles) return this.readFile(call.arguments);
     const expected = this.mode === "catalog" ? "load_skill" : "search_skills";
     if (call.name !== expected) {
-      return refuse(this.readsFiles ? `unknown tool '${call.name}'; the tools are load_skill and ${READ_FILE}` : `unknown tool '${call.name}'; the only tool is ${expected}`);
+      return refuse(this.readsFiles ? `unknown tool '${quoted(call.name)}'; the tools are load_skill and ${READ_FILE}` : `unknown tool '${quoted(call.name)}'; the only tool is ${expected}`);
     }
-    const arg = parseStringArg(call.arguments, this.mode === "catalog" ? "name" : "query");
-    if (typeof arg !== "string") return refuse(arg.error);
-    return this.mode === "catalog" ? this.load(arg) : this.find(arg);
+    if (this.mode === "catalog") {
+      const args = parseStringArgs(call.arguments, ["name"]);
+      return "error" in args ? refuse(args.error) : this.load(args.name);
+    }
+    const args = parseStringArgs(call.arguments, ["query"]);
+    if ("error" in args) return refuse(args.error);
+    if (args.query.length > MAX_SEARCH_QUERY_CHARS) {
+      return refuse(`the query is ${args.query.length} characters; the limit is ${MAX_SEARCH_QUERY_CHARS}: search with a few words`);
+    }
+    return this.find(args.query);
   }
 
   private load(name: string): ToolOutcome {
     const skill = this.byName.get(name.trim());
     if (!skill) {
       const names = [...this.byName.keys()].sort().join(", ");
-      return refuse(`no skill named '${name}'. Available skills: ${names || "(none)"}`);
+      return refuse(`no skill named '${quoted(name)}'. Available skills: ${names || "(none)"}`);
     }
     return { content: this.format(skill), retrieved: [{ name: skill.name, contentHash: skill.contentHash }] };
   }
 
   private readFile(raw: string): ToolOutcome {
-    const skillName = parseStringArg(raw, "skill");
-    if (typeof skillName !== "string") return refuse(skillName.error);
-    const rel = parseStringArg(raw, "path");
-    if (typeof rel !== "string") return refuse(rel.error);
-    const skill = this.byName.get(skillName.trim());
-    if (!skill) return refuse(`no skill named '${truncate(skillName, 80)}'. Available skills: ${[...this.byName.keys()].sort().join(", ")}`);
-    const read = readSkillFolderFile(skill.dir, rel.trim());
+    const args = parseStringArgs(raw, ["skill", "path"]);
+    if ("error" in args) return refuse(args.error);
+    const skill = this.byName.get(args.skill.trim());
+    if (!skill) return refuse(`no skill named '${quoted(args.skill)}'. Available skills: ${[...this.byName.keys()].sort().join(", ")}`);
+    const read = readSkillFolderFile(skill.dir, args.path.trim());
     if ("error" in read) return refuse(`${skill.name}: ${read.error}`);
     return {
       content: `# File: ${skill.name}/${read.path}\n\n${read.text}`,
@@ -183,26 +189,10 @@ function refuse(error: string): ToolOutcome {
   return { content: `Error: ${error}`, retrieved: [], error };
 }
 
-function parseStringArg(raw: string, key: string): string | { error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw || "{}");
-  } catch {
-    return { error: `arguments must be a JSON object like {"${key}": "..."}; got ${truncate(raw, 80)}` };
-  }
-  const value = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>)[key] : undefined;
-  if (typeof value !== "string" || value.trim() === "") return { error: `missing string argument '${key}'` };
-  return value;
-}
-
 function formatSkill(skill: Skill): string {
   return `# Skill: ${skill.name}\n\n${skill.body.trim()}`;
 }
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, " ").trim();
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n)}…` : s;
 }

@@ -7,8 +7,7 @@
  * for `evaluate()`.
  */
 import { randomUUID } from "node:crypto";
-import { setMaxListeners } from "node:events";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
 import { CancelledError, InputError, ModelRequestError } from "../errors.js";
 import type { Grader, Verdict } from "../grading/types.js";
@@ -17,6 +16,7 @@ import type { ModelClient, SamplingParams } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { skillContentHash, skillLibraryHash } from "../skills/hash.js";
 import { bodyWithout, DESCRIPTION_SECTION_ID, splitSkillSections } from "../skills/sections.js";
+import { boundListeners } from "../signals.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
@@ -24,7 +24,7 @@ import {
   DEFAULT_ABLATE_CONTROL, estimateAblation, fullOutcomes, jobsFor, pairVariants, selectTasks, singleVariants,
   type AblationEstimate, type AblationJob,
 } from "./ablation-plan.js";
-import { AblationWriter, defaultAblationFile, readAblationFile } from "./ablation-store.js";
+import { AblationWriter, defaultAblationFile, hasCompleteLine, readAblationFile } from "./ablation-store.js";
 import { ABLATION_FORMAT_VERSION, variantSections, type AblationHeader, type AblationRecord, type AblationSection } from "./ablation-types.js";
 import type { RunHeader, RunRecord } from "./types.js";
 
@@ -78,8 +78,15 @@ export interface AblationResult {
 export type AblationPlanInput = Omit<AblateOptions, "client" | "grader">;
 
 /** Checks the inputs against the run and decides the whole single-section phase; nothing is written or asked. */
-export function planAblation(o: AblationPlanInput): AblationPlan {
+export async function planAblation(o: AblationPlanInput): Promise<AblationPlan> {
   const h = o.run.header;
+  if (h.shard) {
+    // A shard holds only some tasks: the harmed and rescued tasks to ablate are those of the whole run.
+    throw new InputError(`${o.run.file}: shard ${h.shard.index}/${h.shard.count} of a run; merge the ${h.shard.count} shard files first and ablate the merged run file`, {
+      file: o.run.file,
+      hint: "Merge the shard files of the run into one run file, then ablate that.",
+    });
+  }
   const entry = h.skills.find((s) => s.name === o.skillName);
   if (!entry) throw new InputError(`${o.run.file}: the run has no skill named '${o.skillName}' (it has ${h.skills.map((s) => s.name).join(", ") || "none"})`, { file: o.run.file });
   if (skillContentHash(o.skillText) !== entry.contentHash) {
@@ -125,10 +132,10 @@ export function planAblation(o: AblationPlanInput): AblationPlan {
   const file = o.out ?? defaultAblationFile(o.run.file, entry.name);
   let existing: AblationRecord[] = [];
   let effective = header;
-  if (existsSync(file) && o.resume && !readFileSync(file, "utf8").includes("\n")) rmSync(file); // killed while writing its header
+  if (existsSync(file) && o.resume && !hasCompleteLine(file)) rmSync(file); // killed while writing its header
   if (existsSync(file)) {
     if (!o.resume) throw new InputError(`${file} already exists`, { file, hint: "Resume it, or choose another ablation file.", hintIds: ["resume", "runFile"] });
-    const prior = readAblationFile(file);
+    const prior = await readAblationFile(file);
     assertSameAblation(prior.header, header, file);
     effective = prior.header;
     existing = prior.records;
@@ -178,7 +185,7 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
   const libraryFor = variantLibraries(o);
 
   const internal = new AbortController();
-  setMaxListeners(0, internal.signal);
+  boundListeners(internal.signal, o.concurrency);
   const onAbort = () => internal.abort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
   let failedRuns = 0;

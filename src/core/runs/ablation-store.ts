@@ -1,7 +1,8 @@
 /** Reading and appending ablation files (ablation-types.ts), with the run store's crash rules. */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import { InputError, located } from "../errors.js";
+import { readLines, type RawLine } from "../line-reader.js";
 import { AblationHeaderSchema, AblationRecordSchema, type AblationHeader, type AblationRecord } from "./ablation-types.js";
 
 export interface AblationFileContents {
@@ -46,48 +47,98 @@ export function isAblationFile(file: string): boolean {
   }
 }
 
+/** Longest line an ablation file may hold (a record carries one run's transcript, as in a run file). */
+export const MAX_ABLATION_LINE_BYTES = 64 * 2 ** 20;
+
 /**
- * Reads an ablation file. A torn last line is ignored with a warning, other bad lines are skipped with a located
+ * Reads an ablation file through the capped line reader (a line over MAX_ABLATION_LINE_BYTES is skipped without
+ * being held in memory). A torn last line is ignored with a warning, other bad lines are skipped with a located
  * warning, a missing or invalid header is an InputError; later records with the same key win.
  */
-export function readAblationFile(file: string): AblationFileContents {
+export async function readAblationFile(file: string, options: { maxLineBytes?: number } = {}): Promise<AblationFileContents> {
   if (!existsSync(file)) throw new InputError(`${file}: no such ablation file`, { file });
-  const text = readFileSync(file, "utf8");
-  const lines = text.split("\n");
-  const torn = !text.endsWith("\n");
+  if (!statSync(file).isFile()) throw new InputError(`${file}: not an ablation file (not a regular file)`, { file });
+  const maxLineBytes = options.maxLineBytes ?? MAX_ABLATION_LINE_BYTES;
+  const torn = !endsWithNewline(file);
   const warnings: string[] = [];
   const byKey = new Map<string, AblationRecord>();
   let header: AblationHeader | undefined;
-  lines.forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      const last = i === lines.length - 1 && torn;
-      warnings.push(located(file, line, last ? "torn last line ignored (the ablation was interrupted while writing it)" : "not valid JSON; line skipped"));
-      return;
-    }
-    if (line === 1) {
-      const parsed = AblationHeaderSchema.safeParse(value);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new InputError(located(file, 1, `not an ablation file header (${issue?.path.join(".")}: ${issue?.message})`), { file, line: 1 });
-      }
-      header = parsed.data;
-      return;
-    }
-    const parsed = AblationRecordSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      warnings.push(located(file, line, `invalid ablation record (${issue?.path.join(".")}: ${issue?.message}); line skipped`));
-      return;
-    }
-    byKey.set(parsed.data.key, parsed.data);
-  });
+  let pending: RawLine | undefined;
+  const take = (raw: RawLine, last: boolean) => {
+    const h = ablationLine(file, raw, last && torn, maxLineBytes, warnings, byKey);
+    if (h) header = h;
+  };
+  for await (const raw of readLines(file, { maxLineBytes, maxDecompressedBytes: 2 * 2 ** 30 })) {
+    if (pending) take(pending, false);
+    pending = raw;
+  }
+  if (pending) take(pending, true);
   if (!header) throw new InputError(`${file}: empty ablation file (no header line)`, { file });
   return { file, header, records: [...byKey.values()], warnings };
+}
+
+/** One line of an ablation file: the header (returned), a record (kept by key) or a located warning. */
+function ablationLine(file: string, raw: RawLine, torn: boolean, maxLineBytes: number, warnings: string[], byKey: Map<string, AblationRecord>): AblationHeader | undefined {
+  const line = raw.line;
+  if (!("text" in raw)) {
+    if (torn) warnings.push(located(file, line, "torn last line ignored (the ablation was interrupted while writing it)"));
+    else if ("tooLong" in raw) warnings.push(located(file, line, `line is ${raw.tooLong} bytes, over the ${maxLineBytes}-byte line limit; skipped`));
+    else warnings.push(located(file, line, "not valid UTF-8; line skipped"));
+    return undefined;
+  }
+  if (raw.text.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.text);
+  } catch {
+    warnings.push(located(file, line, torn ? "torn last line ignored (the ablation was interrupted while writing it)" : "not valid JSON; line skipped"));
+    return undefined;
+  }
+  if (line === 1) {
+    const parsed = AblationHeaderSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InputError(located(file, 1, `not an ablation file header (${issue?.path.join(".")}: ${issue?.message})`), { file, line: 1 });
+    }
+    return parsed.data;
+  }
+  const parsed = AblationRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    warnings.push(located(file, line, `invalid ablation record (${issue?.path.join(".")}: ${issue?.message}); line skipped`));
+    return undefined;
+  }
+  byKey.set(parsed.data.key, parsed.data);
+  return undefined;
+}
+
+function endsWithNewline(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const buf = Buffer.alloc(1);
+    readSync(fd, buf, 0, 1, size - 1);
+    return buf[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** True when the file holds at least one complete line (a file killed while its header was written holds none). */
+export function hasCompleteLine(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    for (let pos = 0; ; ) {
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) return false;
+      if (buf.subarray(0, n).includes(0x0a)) return true;
+      pos += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Append-only writer: one write per line; on append a torn tail is cut back to the last newline first. */

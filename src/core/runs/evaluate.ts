@@ -1,29 +1,24 @@
-import { setMaxListeners } from "node:events";
-import { CancelledError, ModelRequestError } from "../errors.js";
+import { CancelledError, ModelConfigError, ModelRequestError } from "../errors.js";
+import { batchJournalFile } from "../layout.js";
+import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
 import type { EngineGrader } from "../grading/index.js";
 import { silentLogger, type Logger } from "../logger.js";
-import type { ModelClient } from "../models/types.js";
+import type { BatchStatus, ModelClient } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { parseRunSettings, type RunSettings, type RunSettingsInput } from "../settings.js";
+import { boundListeners } from "../signals.js";
 import type { Skill } from "../skills/types.js";
 import type { TaskSet } from "../tasks/schema.js";
 import { executeJob, ModelFailure, type JobContext } from "./job.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
 import { runPool } from "./pool.js";
+import type { ShardSpec } from "./shard.js";
+import { ProgressTracker, type EvaluationProgress } from "./progress.js";
 import { StopMonitor } from "./stop.js";
-import type { RunHeader, RunRecord } from "./types.js";
+import { summarizeRun, type RunHeader, type RunRecord, type RunSummary } from "./types.js";
 
-export interface EvaluationProgress {
-  /** Runs finished (including those read back on resume). */
-  done: number;
-  /** Runs the design needs as far as known now. */
-  total: number;
-  /** Enabled runs that retrieved at least one skill. */
-  retrievals: number;
-  /** RAE over the retrieved tasks whose pair is complete (sample 0), or null before any. */
-  runningRae: number | null;
-}
+export type { EvaluationProgress } from "./progress.js";
 
 /** What an evaluation runs on and reports to; the how is in RunSettings. */
 export interface EvaluationDeps {
@@ -35,23 +30,39 @@ export interface EvaluationDeps {
   baseUrl?: string;
   /** Skill evals: the judge's endpoint and model name. Default: the evaluated model's client and name. */
   judge?: { client: ModelClient; model: string };
-  /** Grades answers; `prepare` starts what the final task list needs and says how code is isolated. */
-  grader: Pick<EngineGrader, "grade" | "prepare">;
+  /** Grades answers; `prepare` starts what the final task list needs and says how code is isolated; `status` feeds the progress line. */
+  grader: Pick<EngineGrader, "grade" | "prepare"> & Partial<Pick<EngineGrader, "status">>;
   runFile: string;
   /** Continue `runFile` if it exists (finished runs are kept, the rest are run). */
   resume: boolean;
   logger?: Logger;
   signal?: AbortSignal;
+  /** Called as the run moves: each run finished, each model call, each check, and once a second while running. */
   onProgress?: (progress: EvaluationProgress) => void;
   onRecord?: (record: RunRecord) => void;
+  /** The clock of elapsed time and the ETA (ms; default performance.now): tests inject one. */
+  now?: () => number;
+  /** Interval of the progress heartbeat that keeps elapsed time moving (default 1000 ms; 0: none). */
+  progressIntervalMs?: number;
   /** The new run's id and creation time (tests pin them; otherwise a random UUID and now). */
   stamp?: { runId: string; createdAt: string };
+  /** Run one shard of the tasks (shard.ts); the header records it and `merge` joins the shards. */
+  shard?: ShardSpec;
+  /**
+   * false: keep no summary per finished run (the result's `records` is then empty; read the run file back with
+   * readRunSummaries), so memory does not grow with the number of runs. Default true.
+   */
+  keepRecords?: boolean;
 }
 
 export interface EvaluationResult {
   runFile: string;
   header: RunHeader;
-  records: RunRecord[];
+  /**
+   * Every finished run (resumed ones included) as a summary; the whole records, transcripts and all, are in the run
+   * file. Empty with `keepRecords: false`.
+   */
+  records: RunSummary[];
   /** Why the run ended early: "cancelled", or the stopping rule's reason. Absent when every planned run finished. */
   stopReason?: string;
   /** Runs that failed for good (model errors after retries); resuming retries them. */
@@ -71,16 +82,26 @@ function isFatal(err: unknown): boolean {
 export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): Promise<EvaluationResult> {
   const settings = parseRunSettings(input);
   const logger = deps.logger ?? silentLogger;
-  const run = await openRun(settings, deps, logger);
+  const gate = deps.client.batch;
+  if (settings.batch && !gate) {
+    throw new ModelConfigError(`Batch mode needs a model endpoint with a batch API (OpenAI's /v1/files and /v1/batches); ${deps.client.id} answers one request at a time.`, {
+      hint: "Turn batch mode off for this model, or evaluate a model served by an endpoint with a batch API.",
+      hintIds: ["batch", "modelProvider"],
+    });
+  }
+  const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
   const state = new RunState(settings, deps, run, logger);
+  // Batch mode: every pending run takes part in each round (one batch holds at most this many requests).
+  const concurrency = gate ? MAX_BATCH_REQUESTS : settings.concurrency;
   const internal = new AbortController();
-  // Every in-flight model call and grading listens on this signal; with high concurrency that is many listeners.
-  setMaxListeners(0, internal.signal);
+  // Every job in flight listens on this signal: the limit is what the concurrency explains, so a leak still warns.
+  boundListeners(internal.signal, concurrency);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
+  const changed = () => state.progress();
   const ctx: JobContext = {
     library: new SkillLibrary(deps.skills, settings.mode, { topK: settings.topK, threshold: settings.searchThreshold }),
-    client: deps.client,
+    client: state.tracker.wrapClient(deps.client, changed),
     model: deps.model,
     params: {
       temperature: settings.temperature,
@@ -88,14 +109,19 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
       ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
     },
     maxTurns: settings.maxTurns,
-    grader: deps.grader,
+    grader: { grade: (task, answer, options) => state.tracker.checked(() => deps.grader.grade(task, answer, options), changed) },
     ...(run.judge ? { judge: run.judge } : {}),
     signal: internal.signal,
+    ...(gate ? { batch: gate } : {}),
   };
   state.progress();
+  const heartbeatMs = deps.progressIntervalMs ?? 1000;
+  const heartbeat = deps.onProgress && heartbeatMs > 0 ? setInterval(changed, heartbeatMs) : undefined;
+  heartbeat?.unref();
   try {
+    if (gate) await gate.begin({ journalFile: batchJournalFile(deps.runFile), logger, signal: internal.signal, onStatus: (b) => state.progress(b) });
     await runPool(state.initialJobs(), {
-      concurrency: settings.concurrency,
+      concurrency,
       signal: internal.signal,
       stopped: () => state.stopReason !== undefined,
       run: async (job) => {
@@ -108,8 +134,10 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
       },
     });
   } finally {
+    if (heartbeat) clearInterval(heartbeat);
     deps.signal?.removeEventListener("abort", onAbort);
     run.writer.close();
+    await gate?.end();
   }
   if (state.fatal) throw state.fatal.error;
   const stopReason = deps.signal?.aborted ? "cancelled" : state.stopReason;
@@ -119,9 +147,11 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
 
 /** The evaluation's bookkeeping: records, the plan, the stopping rule, failures and progress. */
 class RunState {
-  readonly records: RunRecord[];
+  readonly records: RunSummary[];
+  private done: number;
   private readonly planner: Planner;
   private readonly monitor: StopMonitor;
+  readonly tracker: ProgressTracker;
   private retrievals: number;
   stopReason: string | undefined;
   failedRuns = 0;
@@ -134,11 +164,13 @@ class RunState {
     private readonly run: OpenedRun,
     private readonly logger: Logger,
   ) {
-    this.records = [...run.existing];
+    this.records = deps.keepRecords === false ? [] : [...run.existing];
+    this.done = run.existing.length;
     this.planner = new Planner(run.tasks, settings.samples, settings.design, run.existing, run.header.control);
     this.monitor = new StopMonitor(run.tasks.map((t) => t.id), settings.design, settings.alpha);
     for (const r of run.existing) this.monitor.add(r);
-    this.retrievals = this.records.filter(retrieving).length;
+    this.retrievals = run.existing.filter(retrieving).length;
+    this.tracker = new ProgressTracker(deps.now ?? (() => performance.now()), deps.grader, run.existing.length, run.existing.reduce((n, r) => n + tokensOf(r), 0));
     // A resumed run may already be decided.
     this.stopReason = settings.stopWhen === "decided" ? this.monitor.decision() : undefined;
   }
@@ -147,18 +179,35 @@ class RunState {
     return this.planner.initialJobs();
   }
 
-  progress(): void {
-    this.deps.onProgress?.({ done: this.records.length, total: this.planner.plannedTotal(), retrievals: this.retrievals, runningRae: this.monitor.runningRae() });
+  private batches: readonly BatchStatus[] | undefined;
+
+  progress(batches?: readonly BatchStatus[]): void {
+    if (batches) this.batches = batches;
+    if (!this.deps.onProgress) return;
+    this.deps.onProgress(
+      this.tracker.snapshot({
+        done: this.done,
+        total: this.planner.plannedTotal(),
+        retrievals: this.retrievals,
+        runningRae: this.monitor.runningRae(),
+        runningRaeN: this.monitor.runningRaeN(),
+        ...(this.batches ? { batches: this.batches } : {}),
+      }),
+    );
   }
 
   /** Writes a finished run, feeds the plan and the stopping rule; returns the runs it unlocks. */
   add(record: RunRecord): Job[] {
     this.run.writer.write(record);
-    this.records.push(record);
-    if (retrieving(record)) this.retrievals++;
+    this.tracker.addTokens(tokensOf(record));
     this.deps.onRecord?.(record);
-    const unlocked = this.planner.onFinished(record);
-    this.monitor.add(record);
+    // From here on only the summary is kept: the record (transcript, answer) is in the file and can be collected.
+    const summary = summarizeRun(record);
+    this.done++;
+    if (this.deps.keepRecords !== false) this.records.push(summary);
+    if (retrieving(summary)) this.retrievals++;
+    const unlocked = this.planner.onFinished(summary);
+    this.monitor.add(summary);
     if (this.settings.stopWhen === "decided" && !this.stopReason) {
       const decided = this.monitor.decision();
       if (decided) {
@@ -186,4 +235,5 @@ class RunState {
   }
 }
 
-const retrieving = (r: RunRecord): boolean => r.condition === "enabled" && r.retrieved.length > 0;
+const retrieving = (r: RunSummary): boolean => r.condition === "enabled" && r.retrieved.length > 0;
+const tokensOf = (r: RunSummary): number => r.tokens.prompt + r.tokens.completion;

@@ -9,6 +9,7 @@ import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
 import { seededShuffle } from "./plan.js";
+import { selectShard, type ShardHeader, type ShardSpec } from "./shard.js";
 import { RUN_FORMAT_VERSION, type EvalTaskInfo, type JudgeInfo, type RunHeader } from "./types.js";
 
 /** What a run header records besides the settings: the inputs and the endpoint. */
@@ -21,6 +22,10 @@ export interface HeaderInputs {
   model: string;
   baseUrl?: string;
   judge?: JudgeInfo;
+  /** This run is one shard of the tasks (selectTasks' `shard`). */
+  shard?: ShardHeader;
+  /** The model calls go through a batch API (priced as such). */
+  batch?: boolean;
 }
 
 /**
@@ -28,12 +33,17 @@ export interface HeaderInputs {
  * e-process sees a pre-registered random order); then the limit. Everything derived from the task list (the
  * header's task ids, the sandbox the run needs) must use this list, never the file's first tasks.
  */
-export function selectTasks(taskSet: TaskSet, settings: RunSettings): Task[] {
+export function selectTasks(taskSet: TaskSet, settings: RunSettings): Task[];
+export function selectTasks(taskSet: TaskSet, settings: RunSettings, shard: ShardSpec): { tasks: Task[]; shard: ShardHeader };
+export function selectTasks(taskSet: TaskSet, settings: RunSettings, shard?: ShardSpec): Task[] | { tasks: Task[]; shard: ShardHeader } {
   let tasks = taskSet.tasks;
   if (settings.stopWhen === "decided") tasks = seededShuffle(tasks, settings.shuffleSeed);
   if (settings.limit !== undefined) tasks = tasks.slice(0, settings.limit);
   if (tasks.length === 0) throw new InputError(`${taskSet.file}: no tasks to run`, { file: taskSet.file, hintIds: ["taskSet"] });
-  return tasks;
+  if (!shard) return tasks;
+  // The shard is cut from the unsharded selection (after the limit), so n shards together are exactly that run.
+  const picked = selectShard(tasks, shard);
+  return { tasks: picked.tasks, shard: picked.header };
 }
 
 /** The header line of a fresh run file. `stamp` pins the run id and time (tests; otherwise fresh ones). */
@@ -75,6 +85,8 @@ export function buildRunHeader(
     ...(decided ? { shuffleSeed: s.shuffleSeed } : {}),
     ...(control ? { control } : {}),
     ...evalTaskInfo(tasks, inputs.judge),
+    ...(inputs.shard ? { shard: inputs.shard } : {}),
+    ...(inputs.batch ? { pricing: "batch" as const } : {}),
   };
 }
 
@@ -98,6 +110,8 @@ export function assertResumable(prior: RunHeader, now: RunHeader, file: string):
   if (prior.params.temperature !== now.params.temperature) diffs.push("the temperature changed");
   if (prior.skillLibraryHash !== now.skillLibraryHash) diffs.push("the skill library changed");
   if (JSON.stringify(prior.judge ?? null) !== JSON.stringify(now.judge ?? null)) diffs.push("the judge changed");
+  const shard = (h: RunHeader) => (h.shard ? `shard ${h.shard.index}/${h.shard.count}` : "unsharded");
+  if (shard(prior) !== shard(now)) diffs.push(`the shard changed (${shard(prior)} → ${shard(now)})`);
   if (diffs.length > 0) {
     throw new InputError(`${file}: cannot resume: ${diffs.join("; ")}.`, {
       file,

@@ -2,7 +2,7 @@ import { runAgent, type AgentResult } from "../agent/loop.js";
 import { CancelledError, JudgeError } from "../errors.js";
 import type { JudgeConfig } from "../grading/judge.js";
 import type { Grader, Verdict } from "../grading/types.js";
-import type { ModelClient, SamplingParams } from "../models/types.js";
+import type { BatchGate, ModelClient, SamplingParams } from "../models/types.js";
 import type { SkillLibrary } from "../retrieval/library.js";
 import type { Job } from "./plan.js";
 import type { RunRecord } from "./types.js";
@@ -28,6 +28,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** Skill evals with free-text expectations: the judge. */
   judge?: JudgeConfig;
+  /** Batch mode: told when a run starts asking the model and when it has its last answer. */
+  batch?: BatchGate;
 }
 
 /**
@@ -35,6 +37,7 @@ export interface JobContext {
  * ModelFailure when the endpoint failed for good (the run is not graded; resuming retries it).
  */
 export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> {
+  ctx.batch?.runStarted();
   const agent = await runAgent({
     task: job.task,
     condition: job.condition,
@@ -45,10 +48,13 @@ export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> 
     sampleIndex: job.sample,
     maxTurns: ctx.maxTurns,
     signal: ctx.signal,
-  }).catch((err: unknown) => {
-    if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
-    throw new ModelFailure(err);
-  });
+  })
+    .catch((err: unknown) => {
+      if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
+      throw new ModelFailure(err);
+    })
+    // Grading is not model time: a batch round must not wait for it.
+    .finally(() => ctx.batch?.runEnded());
   if (ctx.signal.aborted) throw new CancelledError();
   const verdict = await ctx.grader.grade(job.task, agent.answer, { signal: ctx.signal, ...(ctx.judge ? { judge: ctx.judge } : {}) }).catch((err: unknown) => {
     if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();

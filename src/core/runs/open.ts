@@ -8,8 +8,9 @@ import type { RunSettings } from "../settings.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { assertResumable, buildRunHeader, selectTasks } from "./header.js";
-import { holdsNoCompleteLine, readRunFile, RunWriter } from "./store.js";
-import type { RunHeader, RunRecord } from "./types.js";
+import { assertShardable, type ShardHeader, type ShardSpec } from "./shard.js";
+import { holdsNoCompleteLine, readRunSummaries, RunWriter } from "./store.js";
+import type { RunHeader, RunSummary } from "./types.js";
 
 /** What opening a run needs from the caller (a subset of EvaluationDeps). */
 export interface OpenRunInputs {
@@ -23,14 +24,18 @@ export interface OpenRunInputs {
   runFile: string;
   resume: boolean;
   stamp?: { runId: string; createdAt: string };
+  /** Run only this shard of the tasks (`run --shard k/n`). */
+  shard?: ShardSpec;
+  /** The model calls go through a batch API: the header says so. */
+  batch?: boolean;
 }
 
 /** A run file ready for records: its header (the prior one when resumed), the tasks in run order, what is done. */
 export interface OpenedRun {
   header: RunHeader;
   tasks: Task[];
-  /** Records already in the file (resume), limited to tasks still in the task set. */
-  existing: RunRecord[];
+  /** Runs already in the file (resume), limited to tasks still in the task set; summaries, not whole records. */
+  existing: RunSummary[];
   writer: RunWriter;
   /** The judge of the tasks' free-text expectations; absent when no task has one. */
   judge?: JudgeConfig;
@@ -47,9 +52,15 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
     logger.warn(`${runFile} holds no complete line (interrupted while its header was written); starting it afresh`);
     rmSync(runFile);
   }
-  const prior = inputs.resume && existsSync(runFile) ? await readRunFile(runFile) : undefined;
-  let tasks = selectTasks(inputs.taskSet, settings);
-  let existing: RunRecord[] = [];
+  assertShardable(settings.stopWhen, inputs.shard);
+  const prior = inputs.resume && existsSync(runFile) ? await readRunSummaries(runFile) : undefined;
+  let shard: ShardHeader | undefined;
+  let tasks: Task[];
+  if (inputs.shard) {
+    ({ tasks, shard } = selectTasks(inputs.taskSet, settings, inputs.shard));
+    if (tasks.length === 0) logger.warn(`shard ${inputs.shard.index}/${inputs.shard.count} holds none of the ${shard.total} tasks; its run file will have no runs`);
+  } else tasks = selectTasks(inputs.taskSet, settings);
+  let existing: RunSummary[] = [];
   if (prior) {
     for (const w of prior.warnings) logger.warn(w);
     const byId = new Map(inputs.taskSet.tasks.map((t) => [t.id, t]));
@@ -67,6 +78,8 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
       model: inputs.model,
       ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
       ...(judge ? { judge: { id: judge.client.id, model: judge.model, repeats: judge.repeats } } : {}),
+      ...(shard ? { shard } : {}),
+      ...(inputs.batch ? { batch: true } : {}),
     },
     tasks,
     sandbox,
@@ -74,6 +87,9 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
   );
   if (prior) {
     assertResumable(prior.header, header, runFile);
+    if ((prior.header.pricing === "batch") !== (inputs.batch ?? false)) {
+      logger.warn(`${runFile} was started ${prior.header.pricing === "batch" ? "in batch mode" : "with synchronous calls"}; its header keeps saying so, though the runs added now are ${inputs.batch ? "batched" : "synchronous"}`);
+    }
     logger.info(`resuming ${runFile}: ${existing.length} runs already done`);
     return { header: prior.header, tasks, existing, writer: RunWriter.append(runFile), ...(judge ? { judge } : {}) };
   }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mulberry32 } from "../stats/bootstrap.js";
 import type { Task } from "../tasks/schema.js";
 import type { Condition, ControlSample, Design } from "../../shared/vocabulary/index.js";
-import { runKey, type RunRecord } from "./types.js";
+import { runKey, type RunSummary } from "./types.js";
 
 /** One model run to perform: a task in a condition, for one sample index. */
 export interface Job {
@@ -33,16 +33,18 @@ export class Planner {
   private readonly unlocked = new Set<string>();
   private readonly enabledOnlyCount: number;
   private readonly enabledOnlyIds: Set<string>;
+  private readonly byId: Map<string, Task>;
 
   constructor(
     readonly tasks: readonly Task[],
     readonly samples: number,
     readonly design: Design,
-    existing: readonly RunRecord[],
+    existing: readonly RunSummary[],
     readonly control?: ControlSample,
   ) {
     this.enabledOnlyIds = new Set(tasks.filter(enabledOnly).map((t) => t.id));
     this.enabledOnlyCount = this.enabledOnlyIds.size;
+    this.byId = new Map(tasks.map((t) => [t.id, t]));
     if (design === "rae-only") for (const t of tasks) if (!enabledOnly(t) && inControlSample(t.id, control)) this.unlocked.add(t.id);
     for (const r of existing) this.noteDone(r);
   }
@@ -61,11 +63,11 @@ export class Planner {
   }
 
   /** Records a finished run; returns the jobs it unlocks (RAE-only: the disabled runs of a retrieving task). */
-  onFinished(record: RunRecord): Job[] {
+  onFinished(record: RunSummary): Job[] {
     const wasUnlocked = this.unlocked.has(record.taskId);
     this.noteDone(record);
     if (this.design !== "rae-only" || record.condition !== "enabled" || wasUnlocked || !this.disabledUnlocked(record.taskId)) return [];
-    const task = this.tasks.find((t) => t.id === record.taskId);
+    const task = this.byId.get(record.taskId);
     const jobs: Job[] = [];
     if (task && !enabledOnly(task)) for (let s = 0; s < this.samples; s++) this.push(jobs, task, "disabled", s);
     return jobs;
@@ -82,7 +84,7 @@ export class Planner {
     return this.completed.has(key);
   }
 
-  private noteDone(r: RunRecord): void {
+  private noteDone(r: RunSummary): void {
     this.completed.add(r.key);
     if (r.condition !== "enabled") return;
     const e = this.enabledDone.get(r.taskId) ?? { done: 0, retrieved: false };

@@ -1,6 +1,12 @@
 import { SequentialMonitor, type MonitorState, type PairOutcomeKind } from "../stats/index.js";
 import type { Design } from "../../shared/vocabulary/index.js";
-import type { RunRecord } from "./types.js";
+import type { RunSummary } from "./types.js";
+
+/** What the monitor keeps of a run: its verdict and whether it retrieved (a few bytes, not the record). */
+interface Outcome {
+  pass: boolean;
+  retrieved: boolean;
+}
 
 /**
  * Tracks paired outcomes while a run is in progress: the running RAE shown in progress, and (with
@@ -9,8 +15,8 @@ import type { RunRecord } from "./types.js";
  * strictly in the run's pre-registered (seeded, shuffled) task order, so its guarantee holds (stats-spec §7).
  */
 export class StopMonitor {
-  private readonly enabled = new Map<string, RunRecord>();
-  private readonly disabled = new Map<string, RunRecord>();
+  private readonly enabled = new Map<string, Outcome>();
+  private readonly disabled = new Map<string, Outcome>();
   private readonly monitor: SequentialMonitor;
   private next = 0;
   private retrievedPairs = 0;
@@ -27,20 +33,23 @@ export class StopMonitor {
     this.last = this.monitor.state();
   }
 
-  add(record: RunRecord): void {
+  add(record: Pick<RunSummary, "taskId" | "condition" | "sample" | "retrieved" | "verdict">): void {
     if (record.sample !== 0) return;
-    (record.condition === "enabled" ? this.enabled : this.disabled).set(record.taskId, record);
+    (record.condition === "enabled" ? this.enabled : this.disabled).set(record.taskId, { pass: record.verdict.pass, retrieved: record.retrieved.length > 0 });
     for (;;) {
       const id = this.taskOrder[this.next];
       if (id === undefined) return;
       const e = this.enabled.get(id);
       if (!e) return;
-      const retrieved = e.retrieved.length > 0;
+      const retrieved = e.retrieved;
       const d = this.disabled.get(id);
       // In the RAE-only design a task without retrieval never gets a disabled run: it is complete as it is.
       if (!d && (this.design === "paired" || retrieved)) return;
       this.next++;
-      const outcome: PairOutcomeKind = !d || e.verdict.pass === d.verdict.pass ? "concordant" : e.verdict.pass ? "rescued" : "harmed";
+      // Fed pairs are never looked at again: drop them, so the maps hold only pairs still waiting for their turn.
+      this.enabled.delete(id);
+      this.disabled.delete(id);
+      const outcome: PairOutcomeKind = !d || e.pass === d.pass ? "concordant" : e.pass ? "rescued" : "harmed";
       if (retrieved && d) {
         this.retrievedPairs++;
         if (outcome === "rescued") this.rescued++;
@@ -56,6 +65,11 @@ export class StopMonitor {
   }
 
   /** Tasks fed to the monitor so far. */
+  /** The pairs the running RAE is over. */
+  runningRaeN(): number {
+    return this.retrievedPairs;
+  }
+
   pairsDone(): number {
     return this.next;
   }

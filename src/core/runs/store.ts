@@ -2,11 +2,11 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, r
 import path from "node:path";
 import { InputError, located } from "../errors.js";
 import { readLines, type RawLine } from "../line-reader.js";
-import { RunHeaderSchema, RunRecordSchema, StopRecordSchema, type RunHeader, type RunRecord, type StopRecord } from "./types.js";
+import { RunHeaderSchema, RunRecordSchema, StopRecordSchema, summarizeRun, type RunHeader, type RunRecord, type RunSummary, type StopRecord } from "./types.js";
 
-export interface RunFileContents {
+export interface RunFileContents<R extends RunSummary = RunRecord> {
   header: RunHeader;
-  records: RunRecord[];
+  records: R[];
   stops: StopRecord[];
   /** Located, human-readable problems that did not stop the read (torn last line, bad middle lines). */
   warnings: string[];
@@ -20,7 +20,7 @@ export interface ReadRunFileOptions {
    * transcript, a few hundred KB at most in practice.
    */
   maxLineBytes?: number;
-  /** Past this many bytes the read fails. Default 2 GB (the records are all held in memory anyway). */
+  /** Past this many bytes the read fails. Default 2 GB. */
   maxBytes?: number;
 }
 
@@ -29,11 +29,31 @@ export interface ReadRunFileOptions {
  * skipped with a located warning (the first 100 listed, the rest counted); a missing or invalid header is an InputError.
  */
 export async function readRunFile(file: string, options: ReadRunFileOptions = {}): Promise<RunFileContents> {
+  const records: RunRecord[] = [];
+  const contents = await scanRunFile(file, (r) => records.push(r), options);
+  return { ...contents, records: dedupe(records) };
+}
+
+/**
+ * Reads a run file as summaries (no transcripts, answers or tool calls): what reports, resumes and merges need.
+ * Each record is parsed, summarised and dropped, so memory grows with the number of runs, not their size.
+ */
+export async function readRunSummaries(file: string, options: ReadRunFileOptions = {}): Promise<RunFileContents<RunSummary>> {
+  const records: RunSummary[] = [];
+  const contents = await scanRunFile(file, (r) => records.push(summarizeRun(r)), options);
+  return { ...contents, records: dedupe(records) };
+}
+
+/**
+ * Streams a run file: validates the header, hands each valid run record to `onRecord` in file order (duplicates
+ * included; later ones win) and returns the header, stop records and warnings. Holds no record itself.
+ */
+export async function scanRunFile(file: string, onRecord: (record: RunRecord) => void, options: ReadRunFileOptions = {}): Promise<Omit<RunFileContents, "records">> {
   if (!existsSync(file)) throw new InputError(`${file}: no such run file`, { file });
   // A folder, FIFO or device is not a run file: reading one fails with a raw EISDIR, blocks or never ends.
   if (!statSync(file).isFile()) throw new InputError(`${file}: not a run file (not a regular file)`, { file });
   const maxLineBytes = options.maxLineBytes ?? 64 * 2 ** 20;
-  const parser = new RunFileParser(file, fileEndsWithNewline(file), maxLineBytes);
+  const parser = new RunFileParser(file, fileEndsWithNewline(file), maxLineBytes, onRecord);
   let pending: RawLine | undefined;
   // One line of lookahead: only the last line can be torn.
   for await (const raw of readLines(file, { maxLineBytes, maxDecompressedBytes: options.maxBytes ?? 2 * 2 ** 30 })) {
@@ -44,10 +64,27 @@ export async function readRunFile(file: string, options: ReadRunFileOptions = {}
   return parser.finish();
 }
 
+/** Only the header of a run file (its first line), without reading the runs: for merging and listing large files. */
+export async function readRunHeader(file: string): Promise<RunHeader> {
+  if (!existsSync(file)) throw new InputError(`${file}: no such run file`, { file });
+  if (!statSync(file).isFile()) throw new InputError(`${file}: not a run file (not a regular file)`, { file });
+  for await (const raw of readLines(file, { maxLineBytes: 64 * 2 ** 20, maxDecompressedBytes: 2 * 2 ** 30 })) {
+    let value: unknown;
+    try {
+      value = "text" in raw ? JSON.parse(raw.text) : undefined;
+    } catch {
+      value = undefined;
+    }
+    const parsed = RunHeaderSchema.safeParse(value);
+    if (!parsed.success) throw new InputError(located(file, raw.line, "not a Skill Following run file: its first line is not a run header"), { file, line: raw.line });
+    return parsed.data;
+  }
+  throw new InputError(`${file}: empty run file (no header line)`, { file });
+}
+
 /** Turns the lines of one run file into its contents, collecting located warnings. */
 class RunFileParser {
   private readonly warnings: string[] = [];
-  private readonly records: RunRecord[] = [];
   private readonly stops: StopRecord[] = [];
   private header: RunHeader | undefined;
   // A damaged file can have millions of bad lines: list the first ones, count the rest (memory and stderr stay small).
@@ -59,6 +96,7 @@ class RunFileParser {
     private readonly file: string,
     private readonly endsWithNewline: boolean,
     private readonly maxLineBytes: number,
+    private readonly onRecord: (record: RunRecord) => void,
   ) {}
 
   private warn(w: string): void {
@@ -115,10 +153,10 @@ class RunFileParser {
       return;
     }
     if (parsed.data.type === "stop") this.stops.push(parsed.data);
-    else this.records.push(parsed.data as RunRecord);
+    else this.onRecord(parsed.data as RunRecord);
   }
 
-  finish(): RunFileContents {
+  finish(): Omit<RunFileContents, "records"> {
     const { file } = this;
     if (this.unlisted > 0) this.warnings.push(`${file}: ${this.unlisted} more bad lines not listed`);
     if (!this.header && this.firstBadLine !== undefined) {
@@ -128,13 +166,13 @@ class RunFileParser {
       });
     }
     if (!this.header) throw new InputError(`${file}: empty run file (no header line)`, { file });
-    return { header: this.header, records: dedupe(this.records), stops: this.stops, warnings: this.warnings };
+    return { header: this.header, stops: this.stops, warnings: this.warnings };
   }
 }
 
 /** Later records with the same key win (a resumed run may rewrite nothing, but be safe). */
-function dedupe(records: RunRecord[]): RunRecord[] {
-  const byKey = new Map<string, RunRecord>();
+function dedupe<R extends RunSummary>(records: R[]): R[] {
+  const byKey = new Map<string, R>();
   for (const r of records) byKey.set(r.key, r);
   return byKey.size === records.length ? records : [...byKey.values()];
 }

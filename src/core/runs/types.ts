@@ -67,6 +67,20 @@ export const RunHeaderSchema = z.object({
   evalTasks: z.array(EvalTaskInfoSchema).optional(),
   /** The LLM judge of skill evals' free-text expectations (absent when no task has one). */
   judge: JudgeInfoSchema.optional(),
+  /**
+   * `run --shard k/n` (shard.ts): shard `index` of `count`, out of the `total` tasks of the unsharded selection;
+   * `positions[i]` is where `taskIds[i]` sits in that selection. Absent in an unsharded (or merged) run file.
+   */
+  shard: z
+    .object({
+      index: z.number().int().positive(),
+      count: z.number().int().positive(),
+      total: z.number().int().nonnegative(),
+      positions: z.array(z.number().int().nonnegative()),
+    })
+    .optional(),
+  /** "batch": the model calls went through the provider's batch API at its batch price. Absent: synchronous calls. */
+  pricing: z.enum(["synchronous", "batch"]).optional(),
 });
 export type RunHeader = z.infer<typeof RunHeaderSchema>;
 
@@ -103,6 +117,19 @@ export const RunRecordSchema = z.object({
   finishedAt: z.string(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/**
+ * What the report, the planner and the stopping rule need of a finished run: the record without its transcript,
+ * answer and tool calls. An evaluation and a report hold these, never whole records, so memory stays bounded by
+ * the number of runs times a few hundred bytes however long the transcripts are (issue 16, scale of one machine).
+ */
+export type RunSummary = Omit<RunRecord, "transcript" | "answer" | "toolCalls">;
+
+/** A record's summary (a new object: the record, with its transcript, can then be collected). */
+export function summarizeRun(record: RunRecord): RunSummary {
+  const { transcript: _t, answer: _a, toolCalls: _c, ...summary } = record;
+  return summary;
+}
 
 export const StopRecordSchema = z.object({
   type: z.literal("stop"),

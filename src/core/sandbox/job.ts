@@ -167,6 +167,21 @@ export function treeStats(pid: number): { rss: number; cpuWaitMs: number } {
   return { rss, cpuWaitMs };
 }
 
+/** CPU time (user + system, all threads, ms) of a process and its descendants (Linux /proc stat); 0 where unreadable. */
+export function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone, or not Linux
+    }
+  }
+  // USER_HZ is 100 on every Linux architecture node runs on.
+  return Number.isFinite(ticks) ? ticks * 10 : 0;
+}
+
 /** Sum of VmRSS over a process and its descendants (Linux /proc); 0 where unreadable. */
 export function treeRss(pid: number): number {
   return treeStats(pid).rss;

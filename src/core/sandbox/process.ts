@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { CancelledError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { nodeArgs, type Confinement, type SandboxFiles } from "./isolation.js";
-import { killTree, RunningJob, systemClock, treeRss, treeStats, type CpuWaitProbe, type Driver } from "./job.js";
+import { killTree, RunningJob, systemClock, treeCpuMs, treeRss, treeStats, type CpuWaitProbe, type Driver } from "./job.js";
 import { ProcessMessageSchema, type HostMessage, type ProcessMessage, type WorkerConfig } from "./protocol.js";
 
 export { RunningJob, systemClock, treeRss, treeStats, type CpuWaitProbe, type Driver, type JobClock, type Step } from "./job.js";
@@ -66,6 +66,8 @@ export interface ProcessSpec {
   maxOldSpaceMb: number;
   /** Red-team tests only: let escaped Python run JavaScript, to show the layers beneath still hold. */
   allowCodeGeneration?: boolean;
+  /** V8 flags for this role (compiler tiers; see runner.ts), after the sandbox's own flags. */
+  v8Flags?: string[];
   /** Kill the process when its RSS (with its descendants) passes this while a job runs (Linux). */
   rssLimitBytes: number;
   logger: Logger;
@@ -120,7 +122,7 @@ export class SandboxProcess {
     );
     if (!this.spec.thread) {
       const readable = [files.workerFile, files.pyodideDir, ...(config.snapshotFile ? [config.snapshotFile] : [])];
-      const command = [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, this.spec.maxOldSpaceMb, this.spec.allowCodeGeneration), files.workerFile, JSON.stringify(config)];
+      const command = [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, this.spec.maxOldSpaceMb, this.spec.allowCodeGeneration), ...(this.spec.v8Flags ?? []), files.workerFile, JSON.stringify(config)];
       const child = spawn(command[0]!, command.slice(1), {
         // Its own process group, so that a kill reaches whatever the confinement wrapper has forked but not yet
         // moved to a session of its own (killTree).
@@ -278,6 +280,11 @@ export class SandboxProcess {
   private exitWhy = "";
   private endReason(): string {
     return this.exitWhy || "killed";
+  }
+
+  /** CPU time the process and its descendants have used so far, ms (Linux; 0 elsewhere or once it is gone). */
+  cpuMs(): number {
+    return this.channel.kind === "process" && this.channel.child.pid !== undefined && !this.dead ? treeCpuMs(this.channel.child.pid) : 0;
   }
 
   /** Resident memory of the process and its descendants now (Linux; 0 elsewhere). */

@@ -14,7 +14,9 @@ import { PyValueSchema } from "./values.js";
  * Each line from a process is parsed with the host's own byte cap; a line that is not one of the messages
  * below counts against a small budget, after which the process is killed.
  */
-export const PROTOCOL_VERSION = 2;
+import { PROTOCOL_VERSION } from "./wire.js";
+
+export { PROTOCOL_VERSION };
 
 export const OracleNameSchema = z.enum(["default", "set", "not-none", "find_zero", "approx", "always", "or-zero", "alt-reference"]);
 export type Oracle = z.infer<typeof OracleNameSchema>;

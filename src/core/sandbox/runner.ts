@@ -4,6 +4,7 @@ import { locateSandboxFiles, probeConfinement, probeIsolation, runtimeFingerprin
 import { SandboxProcess, type Driver, type ProcessSpec } from "./process.js";
 import type { AnswerJob, ExpectedJob, ProcessMessage, Role } from "./protocol.js";
 import { SnapshotStore } from "./snapshot.js";
+import { tierFlags, type TierRole } from "./tiers.js";
 
 export type { Isolation } from "./isolation.js";
 export type { Driver, Step } from "./process.js";
@@ -35,6 +36,8 @@ export interface SandboxOptions {
   unsafeAllowCodeGeneration?: boolean;
   /** Test hook: called as each answer job is handed to its process (e.g. to kill it mid-check). */
   onDispatch?: (process: { kill: () => void }) => void;
+  /** Bench hook: the V8 compiler-tier flags of each role (default: tiers.ts). */
+  tierFlags?: (role: TierRole) => string[];
 }
 
 interface Waiter<T> {
@@ -66,6 +69,7 @@ export class SandboxPool {
   private readonly snapshots: SnapshotStore;
   private readonly allowCodeGeneration: boolean;
   private readonly onDispatch: SandboxOptions["onDispatch"];
+  private readonly tierFlags: (role: TierRole) => string[];
   private readonly spares: SandboxProcess[] = [];
   private readonly busy = new Set<SandboxProcess>();
   private readonly queue: Array<Waiter<unknown>> = [];
@@ -94,6 +98,7 @@ export class SandboxPool {
     this.runtime = runtimeFingerprint(files);
     this.allowCodeGeneration = options.unsafeAllowCodeGeneration === true;
     this.onDispatch = options.onDispatch;
+    this.tierFlags = options.tierFlags ?? ((role) => tierFlags(role, files.pyodideDir));
     this.snapshots = new SnapshotStore({ files, confinement: this.confinement, thread: this.isolation === "worker-fallback", memoryMb: this.memoryMb, cacheDir: options.snapshotCacheDir, logger: this.logger });
   }
 
@@ -127,6 +132,17 @@ export class SandboxPool {
     return performance.now() - t0;
   }
 
+  /**
+   * CPU time (Linux, ms, user + system over the process tree) of the answer processes that have finished a job and of
+   * the reference processes that have ended, for the benchmark. Read just before each kill.
+   */
+  readonly usage = { answers: 0, answerCpuMs: 0, referenceCpuMs: 0 };
+
+  /** Resolves when the interpreter snapshot exists: from then on reference and answer processes can start. */
+  async snapshotReady(): Promise<void> {
+    await this.snapshots.get();
+  }
+
   /** Spawn → ready of the warm answer processes so far (ms), for the benchmark. */
   get spareStartMs(): number[] {
     return [...this.busy, ...this.spares].map((s) => s.startMs).filter((ms) => ms > 0);
@@ -140,6 +156,7 @@ export class SandboxPool {
       thread: this.isolation === "worker-fallback",
       maxOldSpaceMb: role === "reference" ? 2048 : 256,
       allowCodeGeneration: role === "answer" && this.allowCodeGeneration,
+      v8Flags: this.tierFlags(role),
       rssLimitBytes: this.rssLimitBytes,
       logger: this.logger,
     };
@@ -244,6 +261,8 @@ export class SandboxPool {
       this.onDispatch?.({ kill: () => void proc.kill() });
       running.then(waiter.resolve, waiter.reject).finally(() => {
         this.busy.delete(proc);
+        this.usage.answers++;
+        this.usage.answerCpuMs += proc.cpuMs();
         void proc.kill();
         this.pump();
       });
@@ -257,7 +276,10 @@ export class SandboxPool {
       async (p) => {
         const value = await p.run({ type: "run", job }, driver, options.signal);
         // Wasm memory never shrinks: a reference process that grew large is replaced.
-        if (!driver.reusable() || !p.alive || p.rss() > this.rssLimitBytes / 2) void p.kill();
+        if (!driver.reusable() || !p.alive || p.rss() > this.rssLimitBytes / 2) {
+          this.usage.referenceCpuMs += p.cpuMs();
+          void p.kill();
+        }
         return value;
       },
       options.signal,
@@ -336,6 +358,7 @@ export class SandboxPool {
     this.finished = true;
     for (const w of this.queue.splice(0)) this.reject(w, new CancelledError("sandbox pool finished"));
     for (const w of this.referenceQueue.splice(0)) this.reject(w, new CancelledError("sandbox pool finished"));
+    for (const r of this.references) this.usage.referenceCpuMs += r.cpuMs();
     const all = [...this.spares.splice(0), ...this.busy, ...this.references.splice(0)];
     this.referenceIdle.length = 0;
     await Promise.all(all.map((p) => p.cancel()));

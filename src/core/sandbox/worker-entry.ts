@@ -20,7 +20,8 @@ import { createInterface } from "node:readline";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { PyodideAPI, loadPyodide as loadPyodideType } from "pyodide";
 import { HARNESS_PY, PRELOAD_PY } from "./harness-py.js";
-import { HostMessageSchema, PROTOCOL_VERSION, WorkerConfigSchema, type Job, type WorkerConfig } from "./protocol.js";
+import type { Job, WorkerConfig } from "./protocol.js";
+import { parseHostLine, parseWorkerConfig, PROTOCOL_VERSION } from "./wire.js";
 
 // Pyodide's own types (its shipped .d.ts); the runtime itself is loaded from the shipped files at run time.
 type PyodideApi = PyodideAPI;
@@ -49,7 +50,7 @@ const send = (msg: object) => sendLine(JSON.stringify(msg));
 
 function readConfig(): WorkerConfig {
   const raw: unknown = isMainThread ? JSON.parse(process.argv[2] ?? "{}") : workerData;
-  return WorkerConfigSchema.parse(raw);
+  return parseWorkerConfig(raw);
 }
 
 /** Pyodide's NODEFS reads `process.binding('constants')`, which the permission model denies; and the memory cap. */
@@ -248,14 +249,9 @@ async function main(): Promise<void> {
   let jobs = 0;
   const onLine = (line: string) => {
     if (!line.trim()) return;
-    let parsed;
-    try {
-      parsed = HostMessageSchema.safeParse(JSON.parse(line));
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed?.success) {
-      send({ type: "fatal", message: `bad host message: ${line.slice(0, 200)}` });
+    const parsed = parseHostLine(line);
+    if ("error" in parsed) {
+      send({ type: "fatal", message: `bad host message (${parsed.error}): ${line.slice(0, 200)}` });
       return;
     }
     jobs++;
@@ -263,7 +259,7 @@ async function main(): Promise<void> {
       send({ type: "fatal", message: "an answer process runs one job only" });
       return;
     }
-    runJob(parsed.data.job);
+    runJob(parsed.job);
     if (config.role === "answer") process.exitCode = 0;
   };
   if (isMainThread) {

@@ -14,8 +14,9 @@
  * the file (frontmatter included); CRLF, CR and LF each count as one line break, as in parseSkill and VS Code.
  */
 import MarkdownIt from "markdown-it";
-import { LineCounter, isMap, isScalar, parseDocument } from "yaml";
-import { sha256Hex } from "./hash.js";
+import { isMap, isScalar } from "yaml";
+import { frame, readFrontmatterYaml, type Frame } from "./frontmatter.js";
+import { sha256Hex, trimTrailingBlanks } from "./hash.js";
 
 export type SectionKind = "preamble" | "heading" | "block" | "description";
 
@@ -43,25 +44,9 @@ export interface SkillSections {
   description?: SkillSection;
 }
 
-const md = new MarkdownIt("commonmark");
+// Block structure only: the inline rules (emphasis, links, code spans) would parse text this module never reads.
+const md = new MarkdownIt("commonmark").disable("inline");
 const HASH_DIGITS = 12;
-
-interface Frame {
-  lines: string[];
-  /** Index in `lines` of the closing `---`, or -1 when the file has no complete frontmatter. */
-  close: number;
-}
-
-function frame(text: string): Frame {
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const lines = src.split(/\r\n|\r|\n/);
-  if ((lines[0] ?? "").trimEnd() !== "---") return { lines, close: -1 };
-  for (let i = 1; i < lines.length; i++) {
-    const l = (lines[i] ?? "").trimEnd();
-    if (l === "---" || l === "...") return { lines, close: i };
-  }
-  return { lines, close: -1 };
-}
 
 /** The body exactly as parseSkill returns it (lines after the frontmatter joined by LF, trailing whitespace cut). */
 function bodyLinesOf(f: Frame): string[] {
@@ -80,7 +65,7 @@ export function slug(s: string): string {
 }
 
 function sectionHash(lines: readonly string[]): string {
-  const trimmed = lines.map((l) => l.replace(/[ \t\f\v]+$/, ""));
+  const trimmed = lines.map(trimTrailingBlanks);
   while (trimmed.length > 0 && trimmed[trimmed.length - 1] === "") trimmed.pop();
   return sha256Hex(trimmed.join("\n"));
 }
@@ -141,11 +126,19 @@ const CODE = new Set(["fence", "code_block"]);
 function blockSpans(blocks: ReturnType<typeof topLevelBlocks>, n: number): Span[] {
   // Group code blocks with the paragraph before them (or after them, when nothing comes before).
   const groups: Array<Array<(typeof blocks)[number]>> = [];
+  // Whether the last group holds only code so far, kept as we go: testing the whole group for every block
+  // made a body of 30,000 code blocks quadratic.
+  let prevAllCode = false;
   for (const b of blocks) {
     const prev = groups[groups.length - 1];
-    const prevAllCode = prev?.every((x) => CODE.has(x.type));
-    if (prev && (CODE.has(b.type) || prevAllCode)) prev.push(b);
-    else groups.push([b]);
+    const code = CODE.has(b.type);
+    if (prev && (code || prevAllCode)) {
+      prev.push(b);
+      prevAllCode &&= code;
+    } else {
+      groups.push([b]);
+      prevAllCode = code;
+    }
   }
   return groups.map((g, i) => {
     const lead = g.find((b) => !CODE.has(b.type)) ?? g[0]!;
@@ -198,11 +191,10 @@ export const DESCRIPTION_SECTION_ID = "frontmatter/description";
 /** The `description:` entry of the frontmatter, key through value, as a section. */
 function descriptionSection(f: Frame): SkillSection | undefined {
   if (f.close < 0) return undefined;
-  const yamlText = f.lines.slice(1, f.close).join("\n");
-  const counter = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter: counter, prettyErrors: false });
-  if (doc.errors.length > 0 || !isMap(doc.contents)) return undefined;
-  const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === "description");
+  const read = readFrontmatterYaml(f.lines.slice(1, f.close).join("\n"));
+  if (!read.ok || !isMap(read.doc.contents)) return undefined;
+  const counter = read.counter;
+  const pair = read.doc.contents.items.find((p) => isScalar(p.key) && p.key.value === "description");
   const key = pair?.key as { range?: [number, number, number] } | undefined;
   const value = pair?.value as { range?: [number, number, number] } | null | undefined;
   if (!key?.range) return undefined;

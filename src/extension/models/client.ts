@@ -1,4 +1,5 @@
 import { ModelConfigError } from "../../core/errors.js";
+import { createOpenAIBatchClient } from "../../core/models/batch-client.js";
 import { createCachedClient } from "../../core/models/cache.js";
 import { createOpenAIClient, isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../core/models/openai-client.js";
 import type { ModelClient } from "../../core/models/types.js";
@@ -17,7 +18,7 @@ export interface ResolvedClient {
  * an edited skill re-issues only the calls after it was loaded). The key comes from SecretStorage (or the environment) and goes
  * only into the client's Authorization header: the cache key and the run header carry the endpoint, never the key.
  */
-export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds">): Promise<ResolvedClient> {
+export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds"> & { batch?: boolean }): Promise<ResolvedClient> {
   const cfg = svc.config.get();
   const cached = (inner: ModelClient) => (settings.responseCache ? createCachedClient(inner, { dir: svc.layout.responsesDir, logger: svc.logger }) : inner);
   if (cfg.modelProvider === "vscode-lm") {
@@ -33,14 +34,16 @@ export async function resolveClient(svc: Services, modelName: string, settings: 
       hintIds: ["apiKey", "baseUrl"],
     });
   }
-  const inner = createOpenAIClient({
+  const options = {
     baseURL: baseUrl,
     apiKey: key?.key ?? LOCAL_DUMMY_KEY,
     model: modelName,
     timeoutMs: settings.timeoutSeconds * 1000,
     logger: svc.logger,
     env: {},
-  });
+  };
+  // Batch mode (skillFollowing.batch): the evaluation refuses models without a batch API (vscode-lm) with the reason.
+  const inner = settings.batch ? createOpenAIBatchClient({ ...options, ...(settings.responseCache ? { responsesDir: svc.layout.responsesDir } : {}) }) : createOpenAIClient(options);
   return { client: cached(inner), modelName, baseUrl };
 }
 

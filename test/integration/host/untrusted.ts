@@ -11,9 +11,14 @@ import { hostConfig, reportFacts, serverCalls } from "./common.js";
 interface HostConfig {
   resultsFile: string;
   skillFile: string;
+  /** A SKILL.md whose name breaks the rules and differs from its folder: lint must still flag it. */
+  brokenSkillFile: string;
+  /** A finished run file written by the test: reading reports works without trust. */
+  reportFile: string;
   taskSetFile: string;
   controlUrl: string;
   runsDir: string;
+  exampleFolder: string;
   apiKey: string;
 }
 
@@ -41,6 +46,8 @@ async function body(): Promise<void> {
     ["skillFollowing.evaluateSkill", [uri, opts]],
     ["skillFollowing.evaluateLibrary", [vscode.Uri.file(config.skillFile.replace(/\/[^/]+\/SKILL\.md$/, "")), opts]],
     ["skillFollowing.compareModels", [["scripted-model", "scripted-model-b"], config.taskSetFile]],
+    ["skillFollowing.tryExample", [{ folder: config.exampleFolder }]],
+    ["skillFollowing.findWhatHarms", [uri, {}]],
   ];
   const outcomes: Record<string, unknown> = {};
   for (const [command, args] of attempts) {
@@ -51,6 +58,26 @@ async function body(): Promise<void> {
     }
   }
   facts.outcomes = outcomes;
+  facts.exampleCopied = existsSync(config.exampleFolder);
+
+  // What works in Restricted Mode: format checks on SKILL.md, and reading a report that already exists.
+  const broken = vscode.Uri.file(config.brokenSkillFile);
+  await vscode.window.showTextDocument(broken);
+  const deadline = Date.now() + 20_000;
+  while (vscode.languages.getDiagnostics(broken).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  facts.lintCodes = vscode.languages.getDiagnostics(broken).map((d) => String(typeof d.code === "object" ? d.code.value : d.code));
+  const panel = (await vscode.commands.executeCommand("skillFollowing.openReport", [config.reportFile])) as
+    | { lastRendered?: { harmed: number; rescued: number }; onDidRender(cb: (m: { harmed: number; rescued: number }) => void): { dispose(): void } }
+    | undefined;
+  facts.report = panel
+    ? (panel.lastRendered ?? (await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve({ timeout: true }), 30_000);
+        panel.onDidRender((m) => {
+          clearTimeout(timer);
+          resolve(m);
+        });
+      })))
+    : null;
   await new Promise((r) => setTimeout(r, 2000));
   facts.calls = await calls();
   facts.runsDirExists = existsSync(config.runsDir);

@@ -5,7 +5,7 @@
  * session a test clicks through like a person. Everything binds 127.0.0.1; every process is killed on close.
  * Recipe and measurements: docs/platform-notes.md part D2.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -19,13 +19,30 @@ export const CODE_SERVER_BIN = path.join(CODE_SERVER_DIR, "node_modules", ".bin"
 export const CHROMIUM = process.env.SF_CHROMIUM ?? "/usr/bin/chromium";
 /** The extension under test: the repository itself (needs `npm run build`); SF_EXTENSION_DIR overrides. */
 export const EXTENSION_DIR = process.env.SF_EXTENSION_DIR ?? REPO_ROOT;
+/**
+ * The packaged extension (`npm run package`; CI's .ci/run sets it): when given, every session installs this .vsix
+ * the way a user does and tests run against the installed copy, not the development folder, so the tiers test what
+ * users install (minified bundles, the packaged file set).
+ */
+export const VSIX = process.env.SF_VSIX ? path.resolve(process.env.SF_VSIX) : undefined;
+/** An empty extension that hosts in-host test modules when ours is installed from the .vsix. */
+export const PROBE_DIR = path.join(__dirname, "..", "probe");
 
 /** Why the real-VS-Code tiers cannot run here, or undefined when they can. */
 export function missingPrerequisite(): string | undefined {
   if (!existsSync(CODE_SERVER_BIN)) return `code-server not installed (run: bash scripts/install-code-server.sh) at ${CODE_SERVER_BIN}`;
   if (!existsSync(CHROMIUM)) return `chromium not found at ${CHROMIUM} (apt-get install chromium)`;
+  if (VSIX) return existsSync(VSIX) ? undefined : `SF_VSIX names ${VSIX}, which does not exist (run npm run package)`;
   if (!existsSync(path.join(EXTENSION_DIR, "dist", "extension.js"))) return `extension not built (${EXTENSION_DIR}/dist/extension.js missing; run npm run build)`;
   return undefined;
+}
+
+/**
+ * The `payload` entries that load our extension into a browser session: the development folder, or nothing when the
+ * session installed the .vsix (startCodeServer does that under SF_VSIX).
+ */
+export function extensionPayload(server: CodeServer): [string, string][] {
+  return server.installedVsix ? [] : [["extensionDevelopmentPath", remoteUri(server, EXTENSION_DIR)]];
 }
 
 export async function freePort(): Promise<number> {
@@ -43,6 +60,8 @@ export interface CodeServer {
   port: number;
   origin: string;
   userDataDir: string;
+  /** The .vsix installed into this session (SF_VSIX), if any. */
+  installedVsix?: string;
   /** URL that opens `folder`, optionally with a test payload. */
   url(folder: string, payload?: [string, string][]): string;
   close(): Promise<void>;
@@ -61,6 +80,8 @@ export interface CodeServerOptions {
   enableProposedApi?: string[];
   /** Extension folders to install into this session before it starts (test fixtures), as `<publisher>.<name>-<version>`. */
   installExtensions?: string[];
+  /** Install $SF_VSIX into this session (default: yes when it is set). A tier about the development folder says no. */
+  installVsix?: boolean;
 }
 
 async function waitHealthy(origin: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -90,6 +111,12 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     cpSync(dir, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
   }
   mkdirSync(path.join(userDataDir, "User"), { recursive: true });
+  const installedVsix = VSIX && options.installVsix !== false ? VSIX : undefined;
+  if (installedVsix) {
+    // What a user does: `code --install-extension skill-following.vsix`, into this session's own folders.
+    const r = spawnSync(CODE_SERVER_BIN, ["--user-data-dir", userDataDir, "--extensions-dir", extensionsDir, "--install-extension", installedVsix], { encoding: "utf8", timeout: 120_000 });
+    if (r.status !== 0 || !/was successfully installed/.test(r.stdout + r.stderr)) throw new Error(`installing ${installedVsix} failed (${r.status}): ${r.stdout}${r.stderr}`);
+  }
   writeFileSync(
     path.join(userDataDir, "User", "settings.json"),
     JSON.stringify(
@@ -158,9 +185,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     port,
     origin,
     userDataDir,
+    ...(installedVsix ? { installedVsix } : {}),
     url(folder, payload) {
       const q = new URLSearchParams({ folder });
-      if (payload) q.set("payload", JSON.stringify(payload));
+      if (payload && payload.length > 0) q.set("payload", JSON.stringify(payload));
       return `${origin}/?${q.toString()}`;
     },
     close,
@@ -216,13 +244,13 @@ export async function runInExtensionHost(options: {
   testsModule: string;
   resultsFile: string;
   timeoutMs: number;
-  /** The extension under development that hosts the test module (default: ours, EXTENSION_DIR). */
+  /** The extension under development that hosts the test module (default: ours, EXTENSION_DIR, or the probe when ours is installed from the .vsix). */
   developmentPath?: string;
 }): Promise<unknown> {
   const browser = await launchBrowser();
   try {
     const url = options.server.url(options.workspace, [
-      ["extensionDevelopmentPath", remoteUri(options.server, options.developmentPath ?? EXTENSION_DIR)],
+      ["extensionDevelopmentPath", remoteUri(options.server, options.developmentPath ?? (options.server.installedVsix ? PROBE_DIR : EXTENSION_DIR))],
       ["extensionTestsPath", remoteUri(options.server, options.testsModule)],
     ]);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -48,7 +48,7 @@ describe("section ablation against the scripted server", () => {
   });
 
   it("selects the harmed and rescued tasks plus a seeded quarter of the both-pass ones", async () => {
-    const plan = planAblation(await options());
+    const plan = await planAblation(await options());
     assert.deepEqual(plan.header.taskIds, SELECTED);
     assert.deepEqual(plan.header.selection.harmed, SCENARIO.harmed);
     assert.deepEqual(plan.header.selection.rescued, SCENARIO.rescued);
@@ -63,7 +63,7 @@ describe("section ablation against the scripted server", () => {
     server.reset();
     const out = path.join(dir, "ablation-1.jsonl");
     const o = await options({ out });
-    const result = await runAblation(planAblation(o), o);
+    const result = await runAblation(await planAblation(o), o);
     assert.equal(result.failedRuns, 0);
     assert.equal(result.records.length, 6 * 14);
     assert.equal(server.calls, 6 * 14 * 1, "one continuation per section × task × sample");
@@ -79,25 +79,39 @@ describe("section ablation against the scripted server", () => {
 
     server.reset();
     const again = await options({ out: path.join(dir, "ablation-2.jsonl") });
-    const rerun = await runAblation(planAblation(again), again);
+    const rerun = await runAblation(await planAblation(again), again);
     assert.equal(server.calls, 0, "an unchanged re-run is served from the cache");
     assert.equal(rerun.records.length, 84);
 
     server.reset();
     const resumed = await options({ out, resume: true });
-    const plan = planAblation(resumed);
+    const plan = await planAblation(resumed);
     assert.equal(plan.pending, 0);
     await runAblation(plan, resumed);
     assert.equal(server.calls, 0, "resuming a finished ablation plans nothing");
   });
 
   it("records outcomes the scenario fixes: removing 'The rule' repairs O1-O7, removing 'How to apply' breaks D1-D3", async () => {
-    const file = readAblationFile(path.join(dir, "ablation-1.jsonl"));
+    const file = await readAblationFile(path.join(dir, "ablation-1.jsonl"));
     const byHeading = new Map(file.header.sections.map((s) => [s.heading, s.id]));
     const passes = (heading: string) => file.records.filter((r) => r.variant === byHeading.get(heading) && r.verdict.pass).map((r) => r.taskId).sort();
     assert.deepEqual(passes("The rule"), [...SELECTED].sort());
     assert.deepEqual(passes("How to apply"), ["P1", "P5", "P6", "P8"]);
     assert.deepEqual(passes("Why"), [...SCENARIO.rescued, "P1", "P5", "P6", "P8"].sort());
+  });
+
+  it("reads an ablation file with the capped line reader: an oversized line and a torn tail are skipped, located", async () => {
+    const text = readFileSync(path.join(dir, "ablation-1.jsonl"), "utf8");
+    const longest = Math.max(...text.split("\n").map((l) => Buffer.byteLength(l)));
+    const copy = path.join(dir, "ablation-capped.jsonl");
+    const lines = text.trimEnd().split("\n");
+    writeFileSync(copy, [lines[0], "x".repeat(longest + 100), ...lines.slice(1), '{"type":"ablation-run","ke'].join("\n"));
+    const read = await readAblationFile(copy, { maxLineBytes: longest + 10 });
+    assert.equal(read.records.length, 84);
+    assert.deepEqual(read.warnings, [
+      `${copy}:2: line is ${longest + 100} bytes, over the ${longest + 10}-byte line limit; skipped`,
+      `${copy}:${lines.length + 2}: torn last line ignored (the ablation was interrupted while writing it)`,
+    ]);
   });
 
   it("resumes a cancelled ablation without repeating a finished run", async () => {
@@ -108,15 +122,15 @@ describe("section ablation against the scripted server", () => {
     const controller = new AbortController();
     let seen = 0;
     const o = await options({ out, client: fresh, concurrency: 1, signal: controller.signal, onRecord: () => ++seen === 10 && controller.abort() });
-    const first = await runAblation(planAblation(o), o);
+    const first = await runAblation(await planAblation(o), o);
     assert.equal(first.stopReason, "cancelled");
-    const kept = readAblationFile(out).records.length;
+    const kept = (await readAblationFile(out)).records.length;
     assert.ok(kept >= 10 && kept < 84, `kept ${kept}`);
     const o2 = await options({ out, client: fresh, resume: true, concurrency: 1 });
-    const plan = planAblation(o2);
+    const plan = await planAblation(o2);
     assert.equal(plan.pending, 84 - kept);
     await runAblation(plan, o2);
-    assert.equal(readAblationFile(out).records.length, 84);
+    assert.equal((await readAblationFile(out)).records.length, 84);
     // Before the load: one call per task (every section's first request of a task is the same request, so the
     // cache serves the other five); after it: one per run, never twice.
     assert.equal(server.calls, 14 + 84, `calls ${server.calls}`);
@@ -125,7 +139,7 @@ describe("section ablation against the scripted server", () => {
   it("--ablate-pairs adds the pairs among the 3 most harmful sections", async () => {
     server.reset();
     const o = await options({ out: path.join(dir, "ablation-pairs.jsonl"), pairs: true });
-    const plan = planAblation(o);
+    const plan = await planAblation(o);
     assert.equal(plan.estimate.pairRuns, 3 * 14);
     const result = await runAblation(plan, o);
     const pairs = [...new Set(result.records.map((r) => r.variant).filter((v) => v.includes("+")))];
@@ -144,7 +158,7 @@ describe("section ablation against the scripted server", () => {
     );
     server.reset();
     const o = { ...(await options()), client, run: { file: run2.runFile, ...(await readRunFile(run2.runFile)) }, out: path.join(dir, "ablation-k2.jsonl") };
-    const plan = planAblation(o);
+    const plan = await planAblation(o);
     assert.equal(plan.header.samples, 2);
     assert.equal(plan.estimate.runs, 6 * 14 * 2);
     const result = await runAblation(plan, o);
@@ -156,7 +170,7 @@ describe("section ablation against the scripted server", () => {
   it("--ablate-description (on request only) also removes the catalog description: all of its calls are new", async () => {
     server.reset();
     const o = await options({ out: path.join(dir, "ablation-description.jsonl"), description: true });
-    const plan = planAblation(o);
+    const plan = await planAblation(o);
     assert.equal(plan.header.sections.at(-1)!.id, "frontmatter/description");
     assert.deepEqual([plan.header.sections.at(-1)!.startLine, plan.header.sections.at(-1)!.endLine], [3, 3]);
     // 6 body sections: 84 continuations, cached by the first ablation; the description: 14 × 2 turns, all new.
@@ -169,10 +183,10 @@ describe("section ablation against the scripted server", () => {
 
   it("refuses a skill that changed since the run, and an existing file without --resume", async () => {
     const edited = ABLATION_SKILL_TEXT.replace("## Why", "## Why this");
-    await assert.rejects(async () => planAblation(await options({ skillText: edited })), /changed since the run was made/);
-    await assert.rejects(async () => planAblation(await options({ out: path.join(dir, "ablation-1.jsonl") })), /already exists/);
-    await assert.rejects(async () => planAblation(await options({ skillName: "nope" })), /no skill named 'nope'/);
-    await assert.rejects(async () => planAblation(await options({ samples: 2 })), /samples must be a whole number from 1 to the run's 1/);
+    await assert.rejects(async () => await planAblation(await options({ skillText: edited })), /changed since the run was made/);
+    await assert.rejects(async () => await planAblation(await options({ out: path.join(dir, "ablation-1.jsonl") })), /already exists/);
+    await assert.rejects(async () => await planAblation(await options({ skillName: "nope" })), /no skill named 'nope'/);
+    await assert.rejects(async () => await planAblation(await options({ samples: 2 })), /samples must be a whole number from 1 to the run's 1/);
     const lines = readFileSync(runFile, "utf8").trimEnd().split("\n");
     assert.equal(lines.length, 1 + 40, "the run file is never written to: its header and the 40 paired runs");
     assert.ok(lines.every((l) => !l.includes('"type":"ablation')));

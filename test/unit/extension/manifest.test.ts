@@ -11,7 +11,7 @@ const repoRoot = path.resolve(__dirname, "../../..");
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
   main: string;
   activationEvents: string[];
-  capabilities: { untrustedWorkspaces: { supported: boolean } };
+  capabilities: { untrustedWorkspaces: { supported: boolean | "limited"; restrictedConfigurations?: string[] } };
   contributes: {
     commands: { command: string; title: string; category?: string }[];
     menus: Record<string, { command: string; when?: string }[]>;
@@ -47,7 +47,12 @@ describe("package.json contributes vs the command table", () => {
   });
 
   it("declares trust, activation and the bundle the way the design asks", () => {
-    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, false);
+    // Restricted Mode: lint and reports work; evaluations refuse (the extension's own guard) and the settings that
+    // choose an endpoint, a model or folders are not read from an untrusted workspace.
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, "limited");
+    for (const key of ["baseUrl", "model", "modelProvider", "skillFolders", "taskSetMirror", "evaluateOnSave"]) {
+      assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations?.includes(`skillFollowing.${key}`), `skillFollowing.${key} is restricted`);
+    }
     assert.ok(pkg.activationEvents.includes("workspaceContains:**/SKILL.md"));
     assert.ok(!pkg.activationEvents.includes("*"), "no eager activation");
     assert.equal(pkg.main, "./dist/extension.js");
@@ -56,6 +61,18 @@ describe("package.json contributes vs the command table", () => {
   it("walkthrough media exist", () => {
     for (const w of pkg.contributes.walkthroughs) {
       for (const s of w.steps) if (s.media.markdown) assert.ok(readFileSync(path.join(repoRoot, s.media.markdown), "utf8").length > 50);
+    }
+  });
+
+  it("every walkthrough step has a button to a declared command and a completion event", () => {
+    const declared = new Set(pkg.contributes.commands.map((c) => c.command));
+    const steps = pkg.contributes.walkthroughs.flatMap((w) => w.steps) as unknown as { id: string; description: string; completionEvents?: string[] }[];
+    for (const id of ["endpoint", "example", "taskset", "report"]) assert.ok(steps.some((s) => s.id === id), `walkthrough step ${id}`);
+    for (const s of steps) {
+      const buttons = [...s.description.matchAll(/\]\(command:([\w.]+)/g)].map((m) => m[1]!);
+      assert.ok(buttons.length > 0, `step ${s.id} has a button`);
+      for (const b of buttons.filter((b) => b.startsWith("skillFollowing."))) assert.ok(declared.has(b), `step ${s.id} runs ${b}, which is declared`);
+      assert.ok((s.completionEvents ?? []).length > 0, `step ${s.id} has a completion event`);
     }
   });
 });

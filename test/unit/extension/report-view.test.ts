@@ -121,7 +121,9 @@ describe("format", () => {
     assert.equal(signed(0), "0.00");
     assert.equal(signed(-0.001), "0.00");
     assert.equal(signed(null), "n/a");
-    assert.equal(interval(null, 1), "[n/a]");
+    assert.equal(signed(0.5), "+0.50", "a positive effect carries its sign");
+    assert.equal(interval(-0.25, 0.01), "[\u22120.25, 0.01]");
+    assert.equal(interval(null, 1), "n/a");
   });
 });
 

@@ -22,6 +22,8 @@ export interface CliEnv {
   tmp?: string;
   /** SIGKILL the child after this long (default 3 min), so a hang fails the test instead of stalling the suite. */
   timeoutMs?: number;
+  /** More variables for the child (product settings such as SKILL_FOLLOWING_BATCH_POLL_MS). */
+  extraEnv?: Record<string, string>;
 }
 
 /** Starts `node dist/cli.js <args>` with only PATH, HOME, TMPDIR and the OpenAI variables set. */
@@ -38,6 +40,7 @@ export function startCli(args: string[], env: CliEnv): CliRun {
       TMPDIR: tmp,
       ...(env.apiKey !== undefined ? { OPENAI_API_KEY: env.apiKey } : {}),
       ...(env.baseUrl !== undefined ? { OPENAI_BASE_URL: env.baseUrl } : {}),
+      ...env.extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -25,7 +25,7 @@ describe("report: the sections table of an ablated skill", () => {
     runFile = out.runFile;
     assert.deepEqual(siblingAblationFiles(runFile), [out.ablationFile], "written beside the run file under the default name");
     const run = await readRunFile(runFile);
-    const ablation = readAblationFile(out.ablationFile);
+    const ablation = await readAblationFile(out.ablationFile);
     report = buildReport([run], { ablations: [ablation] });
     plain = buildReport([run]);
     byHeading = new Map(report.evaluations[0]!.skills[0]!.sections.map((s) => [s.heading, s]));
@@ -93,7 +93,7 @@ describe("report: the sections table of an ablated skill", () => {
 
   it("the report webview's view carries the rows and the notes", async () => {
     const run = await readRunFile(runFile);
-    const ablation = readAblationFile(siblingAblationFiles(runFile)[0]!);
+    const ablation = await readAblationFile(siblingAblationFiles(runFile)[0]!);
     const view = buildReportView([{ file: runFile, ...run, ablations: [ablation] }], 0.05);
     assert.deepEqual(view.sections!.map((r) => [r.heading, r.repaired, r.broken]), [
       ["The rule", 7, 0], ["Tidy list outputs", 0, 0], ["Why", 0, 0], ["Examples", 0, 0], ["Notes", 0, 0], ["How to apply", 0, 3],
@@ -108,13 +108,13 @@ describe("report: the sections table of an ablated skill", () => {
     assert.equal(json.evaluations[0]!.skills[0]!.sections[0]!.table.repaired, 7);
     const md = renderMarkdown(report);
     assert.match(md, /Sections of tidy\\-list\\-outputs/);
-    assert.match(md, /\| The rule \| \d+–\d+ \| 7 \| 0 \| [−-]0\.500 \[[−-]0\.732, [−-]0\.177\] \| 0\.0156 \| ❌ harms \|/);
+    assert.match(md, /\| The rule \| \d+–\d+ \| 7 \| 0 \| −0\.50 \[−0\.73, −0\.18\] \| 0\.016 \| ❌ harms \|/);
     assert.match(md, /can miss interactions/);
     const html = renderHtml(report);
     assert.match(html, /<td>The rule<\/td><td class="num">\d+–\d+<\/td><td class="num">7<\/td><td class="num">0<\/td>/);
     const text = renderText(report);
     assert.match(text, /sections of tidy-list-outputs \(most harmful first/);
-    assert.match(text, /The rule\s+\d+–\d+\s+14\s+7\s+0\s+[−-]0\.500/);
+    assert.match(text, /The rule\s+\d+–\d+\s+14\s+7\s+0\s+−0\.50/);
   });
 });
 
@@ -122,7 +122,7 @@ describe("report: hostile section headings", () => {
   it("are escaped by the HTML and Markdown renderers (a heading is file text, like any other)", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "sf-sections-hostile-"));
     const out = await runAblationScenario(dir);
-    const report = buildReport([await readRunFile(out.runFile)], { ablations: [readAblationFile(out.ablationFile)] });
+    const report = buildReport([await readRunFile(out.runFile)], { ablations: [await readAblationFile(out.ablationFile)] });
     const evil = `<img src=x onerror="alert(1)"><script>alert(2)</script>|`;
     report.evaluations[0]!.skills[0]!.sections[0]!.heading = evil;
     const html = renderHtml(report);
@@ -138,7 +138,7 @@ describe("report: section pairs", () => {
   it("--ablate-pairs reports each pair with its interaction; no interactions note then", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "sf-sections-pairs-"));
     const out = await runAblationScenario(dir, { pairs: true });
-    const report = buildReport([await readRunFile(out.runFile)], { ablations: [readAblationFile(out.ablationFile)] });
+    const report = buildReport([await readRunFile(out.runFile)], { ablations: [await readAblationFile(out.ablationFile)] });
     const skill = report.evaluations[0]!.skills.find((s) => s.name === ABLATION_SKILL)!;
     assert.equal(skill.sectionPairs.length, 3);
     const withRule = skill.sectionPairs.filter((p) => p.headings.includes("The rule"));

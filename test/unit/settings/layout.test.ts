@@ -1,11 +1,12 @@
 /** One layout for both hosts: run-file names, reports, caches, and the one task-set cache of the user. */
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { cliLayout } from "../../../src/cli/paths.js";
-import { dataDirOf, freshRunFile, reportFile, runFileName, taskSetCacheDir, workspaceLayout } from "../../../src/core/layout.js";
+import { dataDirOf, ensureDataDir, freshRunFile, reportFile, runFileName, taskSetCacheDir, workspaceLayout } from "../../../src/core/layout.js";
 
 describe("workspace layout", () => {
   it("names a run file by what ran, then when (UTC), with unsafe characters replaced", () => {
@@ -43,5 +44,24 @@ describe("workspace layout", () => {
     assert.equal(taskSetCacheDir({ XDG_CACHE_HOME: "/x" }, "linux"), path.join("/x", "skill-following", "task-sets"));
     assert.equal(taskSetCacheDir({}, "linux"), path.join(os.homedir(), ".cache", "skill-following", "task-sets"));
     assert.equal(taskSetCacheDir({ LOCALAPPDATA: "/appdata" }, "win32"), path.join("/appdata", "skill-following", "task-sets"));
+  });
+
+  it("gives the data folder a .gitignore of `*` once, so git status lists nothing under it; an edited one is kept", () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), "sf-layout-git-"));
+    const layout = workspaceLayout(dataDirOf(repo));
+    ensureDataDir(layout);
+    assert.match(readFileSync(path.join(layout.root, ".gitignore"), "utf8"), /^\*$/m);
+    mkdirSync(layout.runsDir, { recursive: true });
+    writeFileSync(path.join(layout.runsDir, "a.jsonl"), "{}\n");
+    mkdirSync(layout.responsesDir, { recursive: true });
+    writeFileSync(path.join(layout.responsesDir, "x.json"), "{}");
+    const git = spawnSync("git", ["init", "-q"], { cwd: repo });
+    if (git.status === 0) {
+      const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: repo, encoding: "utf8" });
+      assert.equal(status.stdout, "", "nothing under .skill-following/ is listed");
+    }
+    writeFileSync(path.join(layout.root, ".gitignore"), "runs/\n");
+    ensureDataDir(layout);
+    assert.equal(readFileSync(path.join(layout.root, ".gitignore"), "utf8"), "runs/\n");
   });
 });

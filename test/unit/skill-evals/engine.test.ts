@@ -152,7 +152,7 @@ describe("skill evals end to end", () => {
     const scan = await scanSkills([skillsDir]);
     const taskSet = loadSkillEvals(scan.skills);
     const client = createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5 }), { dir: fresh });
-    const result = await evaluate({ mode: "catalog" }, { skills: scan.skills, taskSet, client, model: "m", grader, runFile: path.join(root, "blind.jsonl"), resume: false });
+    const result = await readRunFile((await evaluate({ mode: "catalog" }, { skills: scan.skills, taskSet, client, model: "m", grader, runFile: path.join(root, "blind.jsonl"), resume: false })).runFile);
     const judged = server.requests.filter(isJudgeRequest);
     assert.equal(judged.length, 10);
     for (const req of judged) {

@@ -1,0 +1,79 @@
+/** What a person does in code-server's UI, for the e2e tests: the palette, quick picks, the report's frame. */
+import { copyFileSync } from "node:fs";
+import path from "node:path";
+import type { Frame, Page } from "playwright-core";
+import { REPO_ROOT } from "../integration/support/code-server.js";
+
+export const SHOTS = path.join(REPO_ROOT, "test-results", "e2e");
+export const DOCS_IMAGES = path.join(REPO_ROOT, "docs", "images");
+
+/** A screenshot in test-results/e2e/; with SF_UPDATE_DOCS_IMAGES=1 also the README's picture of that name. */
+export async function shot(target: Page | { screenshot(o: { path: string }): Promise<unknown> }, name: string): Promise<void> {
+  const file = path.join(SHOTS, `${name}.png`);
+  await target.screenshot({ path: file });
+  if (process.env.SF_UPDATE_DOCS_IMAGES === "1") copyFileSync(file, path.join(DOCS_IMAGES, `${name}.png`));
+}
+
+export async function palette(page: Page, command: string): Promise<void> {
+  const input = page.locator(".quick-input-widget input");
+  // F1 can be swallowed while focus sits in a notification or a closing quick pick (seen on a loaded machine), and
+  // right after the workbench opens the extension's commands may not be registered yet: close and try again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("F1");
+    try {
+      await input.waitFor({ state: "visible", timeout: 6_000 });
+      await input.fill(`>${command}`);
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor({ timeout: 8_000 });
+      break;
+    } catch (err) {
+      if (attempt >= 8) throw err;
+      await page.keyboard.press("Escape");
+      await page.locator(".monaco-workbench").click({ position: { x: 600, y: 400 } }).catch(() => {});
+    }
+  }
+  await page.keyboard.press("Enter");
+}
+
+/** Types into the open quick pick and accepts the first row that shows `text`. */
+export async function pick(page: Page, text: string, timeout = 30_000): Promise<void> {
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout });
+  await input.fill(text);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor({ timeout });
+  await page.keyboard.press("Enter");
+}
+
+/** The quick input's title, to know which question is on screen. */
+export async function quickInputTitle(page: Page, timeout = 30_000): Promise<string> {
+  const title = page.locator(".quick-input-widget .quick-input-title");
+  await title.waitFor({ state: "visible", timeout });
+  return (await title.textContent()) ?? "";
+}
+
+/** The report's document: the innermost webview frame holding `selector` (and `text`, when given). */
+export async function reportFrame(page: Page, selector: string, text?: string | RegExp, timeoutMs = 90_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const f of page.frames()) {
+      try {
+        const loc = f.locator(selector).first();
+        if ((await loc.count()) === 0) continue;
+        if (text === undefined) return f;
+        const content = (await loc.textContent({ timeout: 200 })) ?? "";
+        if (typeof text === "string" ? content.includes(text) : text.test(content)) return f;
+      } catch {
+        // not this frame, or not rendered yet
+      }
+    }
+    if (Date.now() > deadline) {
+      await page.screenshot({ path: path.join(SHOTS, "timeout.png") });
+      throw new Error(`no report webview with ${selector}${text ? ` showing ${String(text)}` : ""} after ${timeoutMs} ms (see test-results/e2e/timeout.png)`);
+    }
+    await page.waitForTimeout(250);
+  }
+}
+
+/** Every notification text shown so far that is still on screen (toasts and the center). */
+export async function notificationTexts(page: Page): Promise<string[]> {
+  return page.locator(".notifications-toasts .notification-list-item-message, .notifications-center .notification-list-item-message").allTextContents();
+}

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { createPythonGrader, type PythonGrader } from "../../../../src/core/grading/python-grader.js";
+import type { PythonFunctionTask } from "../../../../src/core/tasks/schema.js";
+import { sandboxDist } from "./support.js";
+
+// Expected outputs over 1 MiB are kept as a digest of a canonical form, and the answer's process sends the same digest
+// of its own output (it never sees the expected one). The digest takes fast paths by chunk (C JSON encoder for str and
+// tuples of str, repr for int/str mixes), so these tests pin down that it still follows Python ==: equal values built
+// another way, or of other numeric types, pass; any change of type or value, deep inside a chunk, fails.
+let grader: PythonGrader;
+let cacheDir: string;
+
+before(async () => {
+  cacheDir = mkdtempSync(path.join(os.tmpdir(), "sf-digest-"));
+  grader = createPythonGrader({ distDir: await sandboxDist(), poolSize: 2, cacheDir, minTimeLimitMs: 20_000 });
+});
+after(async () => {
+  await grader.dispose();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+function task(id: string, canonical: string, n: number): PythonFunctionTask {
+  return { id, kind: "python-function", prompt: id, entryPoint: "f", canonicalSolution: canonical, tests: { base: [[n]], plus: [], atol: 0, oracle: "default" } };
+}
+
+async function verdicts(t: PythonFunctionTask, answers: Record<string, string>): Promise<Record<string, boolean>> {
+  const exp = await grader.expected(t);
+  assert.ok("h" in exp.values[0]!, `${t.id}: the expected output is kept as a digest`);
+  const out = await Promise.all(Object.entries(answers).map(async ([k, a]) => [k, (await grader.grade(t, a)).pass] as const));
+  return Object.fromEntries(out);
+}
+
+test("huge lists of tuples of str (the JSON path): equal values pass, a list for a tuple or one changed item fails", async () => {
+  const t = task("digest/pairs", "def f(n):\n    return [('k%d' % i, 'v\\u00e9\\x00') for i in range(n)]\n", 80_000);
+  const got = await verdicts(t, {
+    same: "def f(n):\n    out = []\n    for i in range(n):\n        out.append(tuple(['k' + str(i), 'v\\u00e9' + chr(0)]))\n    return out\n",
+    listsForTuples: "def f(n):\n    return [['k%d' % i, 'v\\u00e9\\x00'] for i in range(n)]\n",
+    oneChanged: "def f(n):\n    r = [('k%d' % i, 'v\\u00e9\\x00') for i in range(n)]\n    r[45_017] = ('k45017', 'v\\u00e9\\x01')\n    return r\n",
+    oneListInside: "def f(n):\n    r = [('k%d' % i, 'v\\u00e9\\x00') for i in range(n)]\n    r[12_345] = ['k12345', 'v\\u00e9\\x00']\n    return r\n",
+    tupleOfLists: "def f(n):\n    return tuple([('k%d' % i, 'v\\u00e9\\x00') for i in range(n)])\n",
+    strSubclass: "class S(str):\n    pass\ndef f(n):\n    return [(S('k%d' % i), 'v\\u00e9\\x00') for i in range(n)]\n",
+  });
+  assert.deepEqual(got, { same: true, listsForTuples: false, oneChanged: false, oneListInside: false, tupleOfLists: false, strSubclass: false });
+});
+
+test("huge lists of str and of numbers: Python's numeric equality holds (1 == 1.0 == True == 1+0j), types of containers do not blur", async () => {
+  const strs = task("digest/strs", "def f(n):\n    return ['x' * (i % 7) + str(i) for i in range(n)]\n", 120_000);
+  assert.deepEqual(
+    await verdicts(strs, {
+      same: "def f(n):\n    return list(map(lambda i: 'x' * (i % 7) + str(i), range(n)))\n",
+      intForStr: "def f(n):\n    r = ['x' * (i % 7) + str(i) for i in range(n)]\n    r[99_999] = 99999\n    return r\n",
+    }),
+    { same: true, intForStr: false },
+  );
+  const nums = task("digest/nums", "def f(n):\n    return [i if i % 3 else (i, -i) for i in range(n)]\n", 200_000);
+  assert.deepEqual(
+    await verdicts(nums, {
+      floatsAndBools: "def f(n):\n    return [(True if i == 1 else complex(i, 0) if i == 2 else float(i)) if i % 3 else (i, -float(i)) for i in range(n)]\n",
+      fraction: "def f(n):\n    r = [i if i % 3 else (i, -i) for i in range(n)]\n    r[150_001] = 150001.5\n    return r\n",
+      innerList: "def f(n):\n    r = [i if i % 3 else (i, -i) for i in range(n)]\n    r[3] = [3, -3]\n    return r\n",
+      bigInt: "def f(n):\n    r = [i if i % 3 else (i, -i) for i in range(n)]\n    r[4] = 4 + 2 ** 80\n    return r\n",
+    }),
+    { floatsAndBools: true, fraction: false, innerList: false, bigInt: false },
+  );
+  const ints = task("digest/ints", "def f(n):\n    return list(range(n))\n", 300_000);
+  assert.deepEqual(
+    await verdicts(ints, {
+      floats: "def f(n):\n    r = [float(i) for i in range(n)]\n    r[1] = True\n    return r\n",
+      tuple: "def f(n):\n    return tuple(range(n))\n",
+      offByOne: "def f(n):\n    r = list(range(n))\n    r[-1] += 1\n    return r\n",
+    }),
+    { floats: true, tuple: false, offByOne: false },
+  );
+});
