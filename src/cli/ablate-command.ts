@@ -11,7 +11,7 @@ import { planAblation, runAblation } from "../core/runs/ablate.js";
 import { describeEstimate } from "../core/runs/ablation-plan.js";
 import { readRunFile } from "../core/runs/store.js";
 import { scanSkills } from "../core/skills/index.js";
-import { loadTaskSet } from "../core/tasks/index.js";
+import { loadSkillEvals, loadTaskSet } from "../core/tasks/index.js";
 import { intOption, numberOption, parse } from "./args.js";
 import { ensureDataDir } from "../core/layout.js";
 import { cliLayout } from "./paths.js";
@@ -65,9 +65,11 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));
   const target = scan.skills.find((s) => s.name === values.skill);
   if (!target) throw new InputError(`no skill named '${values.skill}' in ${skillPaths.join(", ")} (the run has ${h.skills.map((s) => s.name).join(", ")})`);
+  // A run on the skills' own evals reads them again from the library (the header names their folder, not a file).
+  const ownEvals = values.tasks === undefined && h.taskSet.format === "skill-evals";
   const tasksFile = path.resolve(values.tasks ?? h.taskSet.file);
-  if (!existsSync(tasksFile)) throw new InputError(`${tasksFile}: the run's task set is not there; pass --tasks <file>`, { file: tasksFile });
-  const taskSet = await loadTaskSet(tasksFile);
+  if (!ownEvals && !existsSync(tasksFile)) throw new InputError(`${tasksFile}: the run's task set is not there; pass --tasks <file>`, { file: tasksFile });
+  const taskSet = ownEvals ? loadSkillEvals(scan.skills) : await loadTaskSet(tasksFile);
 
   const config = await resolveModelConfig({ model: h.model.name, baseUrl: values["base-url"] ?? process.env.OPENAI_BASE_URL ?? h.model.baseUrl, env: process.env });
   const inner = createOpenAIClient({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: timeoutS * 1000, logger });

@@ -23,6 +23,7 @@ import { createGrader } from "../../../src/core/grading/index.js";
 import { createCachedClient } from "../../../src/core/models/cache.js";
 import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
 import { buildReport } from "../../../src/core/report/build.js";
+import { planAblation, runAblation, type AblateOptions } from "../../../src/core/runs/ablate.js";
 import { evaluate } from "../../../src/core/runs/evaluate.js";
 import { readRunFile } from "../../../src/core/runs/store.js";
 import { scanSkills } from "../../../src/core/skills/index.js";
@@ -171,6 +172,32 @@ describe("skill evals end to end", () => {
     }
     // The attached git log is shown to the judge (it is part of the request), under its path.
     assert.ok(judged.some((r) => readJudgeAsk(r, 0).userText.includes("### evals/files/git-log.txt")));
+  });
+
+  it("Find What Harms runs on a skill's own evals: ablated outputs are graded by the same judge", async () => {
+    const { result, taskSet } = await run();
+    const scan = await scanSkills([skillsDir]);
+    const target = scan.skills.find((s) => s.name === "release-notes")!;
+    const o: AblateOptions = {
+      run: { file: result.runFile, header: result.header, records: (await readRunFile(result.runFile)).records },
+      skills: scan.skills,
+      skillName: "release-notes",
+      skillText: readFileSync(target.file, "utf8"),
+      taskSet,
+      client: createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5 }), { dir: cacheDir }),
+      grader,
+      concurrency: 2,
+      resume: false,
+      control: 1,
+      out: path.join(root, "rn.ablation.jsonl"),
+    };
+    server.reset();
+    const ablated = await runAblation(await planAblation(o), o);
+    assert.equal(ablated.failedRuns, 0, ablated.lastError);
+    assert.ok(ablated.records.length > 0);
+    assert.ok(ablated.records.every((r) => r.verdict.expectations !== undefined), "graded as skill evals");
+    // Without the section the answers are the same (the script ignores the text), so every grading is a cache hit.
+    assert.equal(server.requests.filter(isJudgeRequest).length, 0);
   });
 
   it("editing a referenced file re-issues only the calls after it was read", async () => {
