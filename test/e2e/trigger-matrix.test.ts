@@ -82,7 +82,7 @@ describe("report webview: the trigger heat map of a library's own evals", { skip
 
   it("lists recall, near misses and false triggers per skill, then the pass rates", async () => {
     const rn = await page.locator('.trigger-table tr[data-skill="release-notes"] td').allTextContents();
-    assert.deepEqual(rn, ["release-notes", "100% (2/2)", "100% (1/1)", "14% (1/7)", "0.50 (n 2)"]);
+    assert.deepEqual(rn, ["release-notes", "100% (2/2)", "100% (1/1)", "14% (1/7)", "+0.50 (n 2)"]);
     assert.match((await page.locator(".judge-line").textContent()) ?? "", /Expectations passed: enabled 67%, disabled 67%\. Judge m, one grading per output/);
     assert.equal(posted.find((m) => m.type === "rendered")?.triggerCells, 9);
     assert.deepEqual(errors, []);
