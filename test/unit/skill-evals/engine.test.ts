@@ -29,7 +29,7 @@ import { readRunFile } from "../../../src/core/runs/store.js";
 import { scanSkills } from "../../../src/core/skills/index.js";
 import { mcnemarMidP, tangoInterval } from "../../../src/core/stats/index.js";
 import { loadSkillEvals, loadTriggerEvals, withTriggerTasks } from "../../../src/core/tasks/index.js";
-import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
+import { TRANSPORT_FAULTS, startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { SKILL_MARKERS, agentScript, writeLibrary } from "../../support/skill-evals-scenario.js";
 import { isJudgeRequest, readJudgeAsk, tagJudge, withJudge } from "../../support/scripts.js";
 
@@ -215,6 +215,32 @@ describe("skill evals end to end", () => {
       assert.ok(JSON.stringify(last).includes("one line per change"));
     } finally {
       writeFileSync(style, before);
+    }
+  });
+});
+
+describe("skill evals: transport faults on agent and judge calls", () => {
+  it("30% faults (429, 500, 503, resets, cut streams, malformed bodies): the same report as a clean run", async () => {
+    const kinds = TRANSPORT_FAULTS.filter((k) => k !== "stall");
+    const faulty = await startScriptedServer({ script: withJudge(agentScript, tagJudge), faults: { rate: 0.3, seed: 7, kinds } });
+    const clean = await startScriptedServer({ script: withJudge(agentScript, tagJudge) });
+    const grader = createGrader();
+    try {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "sf-skill-evals-faults-"));
+      const lib = writeLibrary(dir);
+      const reportOf = async (server: ScriptedServer, name: string) => {
+        const scan = await scanSkills([lib.skillsDir]);
+        const client = createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 1, maxBackoffMs: 5, maxRetries: 12 });
+        const r = await evaluate({ mode: "catalog", concurrency: 2 }, { skills: scan.skills, taskSet: loadSkillEvals(scan.skills), client, model: "m", grader, runFile: path.join(dir, `${name}.jsonl`), resume: false });
+        assert.equal(r.failedRuns, 0, r.lastError);
+        const e = buildReport([await readRunFile(r.runFile)]).evaluations[0]!;
+        return JSON.stringify({ skills: e.skills, triggerMatrix: e.triggerMatrix, expectations: e.expectations, retrieved: e.retrieved });
+      };
+      assert.equal(await reportOf(faulty, "faulty"), await reportOf(clean, "clean"));
+      assert.ok(Object.keys(faulty.faultsInjected).length >= 4, JSON.stringify(faulty.faultsInjected));
+      assert.ok(faulty.requests.some(isJudgeRequest));
+    } finally {
+      await Promise.all([faulty.close(), clean.close(), grader.dispose()]);
     }
   });
 });
