@@ -5,7 +5,7 @@
  *
  *   npm run bench                      all benchmarks at full size
  *   npm run bench -- --quick           smaller sizes (a smoke run of the harness)
- *   npm run bench -- --only calls,report     (calls, overhead, sandbox, report, webview)
+ *   npm run bench -- --only calls,report     (calls, overhead, sandbox, report, webview, memory)
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { BenchRow } from "./types.js";
 
-const BENCHMARKS = ["calls", "overhead", "sandbox", "report", "webview"] as const;
+const BENCHMARKS = ["calls", "overhead", "sandbox", "report", "webview", "memory"] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 function machine() {
@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     sandbox: benchSandboxRows,
     report: async () => (await import("./report-scale.js")).benchReportScale(quick ? 1000 : 10_000, 20),
     webview: async () => (await import("./webview-render.js")).benchWebviewRender(quick ? 1000 : 10_000, 20),
+    memory: async () => (await import("./memory.js")).benchMemory({ tasks: quick ? 2000 : 20_000, concurrency: 32 }),
   };
   for (const name of only) {
     process.stderr.write(`running ${name}…\n`);

@@ -3,15 +3,14 @@ import { skillContentHash } from "../core/skills/hash.js";
 import { COMMANDS } from "./command-ids.js";
 import type { ResultsStore } from "./results-store.js";
 import { isSkillDocument } from "./skill-documents.js";
-import { raeSummary } from "../shared/format.js";
+import { lensTitle } from "./verdict-text.js";
 
 /**
- * The CodeLens above a SKILL.md's frontmatter: the last result (`RAE −0.12 [−0.25, 0.01] · 3 rescued · 7 harmed`,
- * plus `· stale` once the content hash no longer matches the evaluated one), and one click to (re-)evaluate.
+ * The CodeLens above a SKILL.md's frontmatter: the last result with the model and task set it is about
+ * (`RAE −0.12 [−0.25, 0.01] · 3 rescued · 7 harmed · gpt-4o-mini on math-word`, plus `· stale` once the content hash
+ * no longer matches the evaluated one), and one click to (re-)evaluate.
  */
-export function lensTitle(result: { rae: number | null; low: number | null; high: number | null; rescued: number; harmed: number }, stale: boolean): string {
-  return `${raeSummary(result)}${stale ? " \u00b7 stale" : ""}`;
-}
+export { lensTitle };
 
 export class SkillCodeLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();

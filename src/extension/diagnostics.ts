@@ -8,7 +8,7 @@ import type { SkillResult } from "./report-view-model.js";
 import type { ResultsStore } from "./results-store.js";
 import { harmfulSectionLinks, sectionDiagnostics, type SectionResultsStore, type SkillSectionResults } from "./section-results.js";
 import { frontmatterRange, isSkillDocument } from "./skill-documents.js";
-import { interval, signed } from "../shared/format.js";
+import { verdictKind, verdictMessage } from "./verdict-text.js";
 
 /**
  * One DiagnosticCollection for SKILL.md files: the core's format findings (debounced while typing) plus the verdict
@@ -56,30 +56,14 @@ export function nameLineRange(doc: vscode.TextDocument): vscode.Range {
  */
 export function verdictDiagnostic(result: SkillResult, doc: vscode.TextDocument, sections?: SkillSectionResults): vscode.Diagnostic | undefined {
   const stale = skillContentHash(doc.getText()) !== result.contentHash;
-  const numbers = `RAE ${signed(result.rae)} ${interval(result.low, result.high)}, n = ${result.n}${result.pHolm === null ? "" : `, Holm p = ${result.pHolm.toFixed(3)}`}`;
-  const where = `on ${result.taskSet} with ${result.model}${stale ? " (stale: the skill changed since; re-evaluate)" : ""}`;
-  let d: vscode.Diagnostic;
-  if (result.harmed > result.rescued) {
-    const harmful = result.flag === "harmful";
-    const links = harmfulSectionLinks(doc, sections);
-    const which = links.length > 0 ? ` Find What Harms: ${links.map((l) => l.message.split(":")[0]).join(", ")} (see the related lines).` : "";
-    d = new vscode.Diagnostic(
-      nameLineRange(doc),
-      `${harmful ? "Significantly harmful after Holm correction: t" : "T"}his skill harmed ${result.harmed} tasks and rescued ${result.rescued} where it was retrieved (${numbers}) ${where}.${which}`,
-      harmful ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
-    );
-    d.code = harmful ? VERDICT_CODES.harmful : VERDICT_CODES.harms;
-    if (links.length > 0) d.relatedInformation = links;
-  } else if (result.rescued > result.harmed) {
-    d = new vscode.Diagnostic(
-      nameLineRange(doc),
-      `This skill rescued ${result.rescued} tasks and harmed ${result.harmed} where it was retrieved (${numbers}) ${where}.`,
-      vscode.DiagnosticSeverity.Information,
-    );
-    d.code = VERDICT_CODES.helps;
-  } else {
-    return undefined;
-  }
+  const kind = verdictKind(result);
+  if (!kind) return undefined;
+  const links = kind === "helps" ? [] : harmfulSectionLinks(doc, sections);
+  const which = links.length > 0 ? ` Find What Harms: ${links.map((l) => l.message.split(":")[0]).join(", ")} (see the related lines).` : "";
+  const severity = kind === "harmful" ? vscode.DiagnosticSeverity.Error : kind === "harms" ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information;
+  const d = new vscode.Diagnostic(nameLineRange(doc), verdictMessage(result, stale, which)!, severity);
+  d.code = VERDICT_CODES[kind];
+  if (links.length > 0) d.relatedInformation = links;
   d.source = DIAGNOSTIC_SOURCE;
   return d;
 }

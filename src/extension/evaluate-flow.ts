@@ -107,6 +107,8 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   const view = buildReportView([run], cfg.alpha);
   await svc.results.set(skillResults(run, view));
   if (opts.background) {
+    // The report of this skill the user has open now shows the new run (or its stale banner, if the skill changed again).
+    if (!opts.ordinal) await svc.reports.retargetSkills(skills.map((s) => s.file), runFile);
     await svc.reports.refreshRun(runFile);
     const h = view.headline;
     vscode.window.setStatusBarMessage(`Skill Following: ${label} re-evaluated · ${h.rescued} rescued · ${h.harmed} harmed where retrieved`, 10_000);

@@ -12,6 +12,7 @@ import { EvaluationRunner, extensionLayout } from "./evaluation.js";
 import { createLogger } from "./logger.js";
 import { ReportPanels, type ReportHost } from "./report-panel.js";
 import { buildReportModel } from "./report-view-model.js";
+import { reportStaleness } from "./report-staleness.js";
 import { ResultsStore } from "./results-store.js";
 import { RunFiles } from "./run-files.js";
 import { createSecrets } from "./secrets.js";
@@ -38,10 +39,17 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
     const layout = extensionLayout(vscode.workspace.workspaceFolders?.[0], ext.globalStorageUri);
     const runner = new EvaluationRunner(logger, path.join(ext.extensionUri.fsPath, "dist"), layout);
     const host: ReportHost = {
-      load: async (files) => buildReportModel(await Promise.all(files.map((f) => runs.load(f))), config.get().alpha),
+      load: async (files) => {
+        const { report, view } = buildReportModel(await Promise.all(files.map((f) => runs.load(f))), config.get().alpha);
+        const stale = reportStaleness(report, files, (skill) => results.get(skill)?.runFile);
+        return { report, view: stale ? { ...view, stale } : view };
+      },
       openTask: (runFile, taskId, sample) => openTaskComparison(runFile, taskId, sample),
       exportReport: async (_panel, format) => {
         await vscode.commands.executeCommand(COMMANDS.exportReport.id, format);
+      },
+      evaluateAgain: async (skillFile) => {
+        await vscode.commands.executeCommand(COMMANDS.evaluateSkill.id, vscode.Uri.file(skillFile));
       },
     };
     const reports = new ReportPanels(ext.extensionUri, host, logger);
@@ -70,6 +78,11 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       vscode.languages.registerCodeLensProvider(skillSelector, sectionLenses),
       vscode.languages.registerCodeActionsProvider(skillSelector, new SectionCodeActions(sections), { providedCodeActionKinds: SectionCodeActions.kinds }),
       registerEvaluateOnSave(svc),
+      // A saved skill, or a new result, can make an open report stale (or current again): its banner follows.
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (path.basename(doc.uri.fsPath) === "SKILL.md") void reports.refreshSkills([doc.uri.fsPath]);
+      }),
+      results.onDidChange((files) => void reports.refreshSkills(files)),
     );
     void vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
     logger.info(`activated (VS Code ${vscode.version}, workspace data in ${layout.root}, trusted: ${vscode.workspace.isTrusted})`);

@@ -17,6 +17,8 @@ export interface ReportHost {
   load(runFiles: string[]): Promise<{ report: Report; view: ReportView }>;
   openTask(runFile: string, taskId: string, sample: number): Promise<void>;
   exportReport(panel: ReportPanel, format: ExportFormat): Promise<void>;
+  /** "Evaluate again" on the stale banner: re-evaluate this skill file. */
+  evaluateAgain(skillFile: string): Promise<void>;
 }
 
 export class ReportPanel implements vscode.Disposable {
@@ -32,10 +34,11 @@ export class ReportPanel implements vscode.Disposable {
 
   constructor(
     readonly panel: vscode.WebviewPanel,
-    readonly runFiles: string[],
+    private files: string[],
     private readonly host: ReportHost,
     private readonly logger: ExtensionLogger,
     onDispose: () => void,
+    private readonly onRetarget: (panel: ReportPanel, before: string[]) => void = () => {},
   ) {
     panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), this, this.disposables);
     // A hidden webview's page is destroyed (no retainContextWhenHidden): what it rendered is gone with it.
@@ -58,6 +61,24 @@ export class ReportPanel implements vscode.Disposable {
 
   get current(): ReportView | undefined {
     return this.report;
+  }
+
+  /** The run files this panel shows (a retarget replaces them). */
+  get runFiles(): string[] {
+    return this.files;
+  }
+
+  /** The skill files the shown run evaluated (from the report model): evaluate-on-save retargets by these. */
+  get skillFiles(): string[] {
+    return (this.model?.evaluations ?? []).flatMap((e) => e.skills.flatMap((s) => (s.file ? [s.file] : [])));
+  }
+
+  /** Shows other run files in this panel (a newer run of the same skill): same panel, same scroll position. */
+  async retarget(runFiles: string[]): Promise<void> {
+    const before = this.files;
+    this.files = runFiles;
+    this.onRetarget(this, before);
+    await this.refresh();
   }
 
   /** The core report model shown (what Export Report renders). */
@@ -108,6 +129,17 @@ export class ReportPanel implements vscode.Disposable {
       case "export":
         void this.host.exportReport(this, msg.format);
         break;
+      case "showLatest": {
+        // Only the run the host itself named as the latest: the page cannot make the host open an arbitrary file.
+        const latest = this.report?.stale?.latestRunFile;
+        if (latest) void this.retarget([latest]).catch((err: unknown) => this.logger.error(err instanceof Error ? err : String(err)));
+        break;
+      }
+      case "evaluateAgain": {
+        const skill = this.report?.stale?.skillFile;
+        if (skill) void this.host.evaluateAgain(skill);
+        break;
+      }
       case "rendered":
         this.lastRendered = msg;
         if (this.pendingFocus) {
@@ -189,11 +221,21 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
     const key = runFiles.join("\n");
     panel.webview.options = this.options();
     panel.webview.html = webviewHtml(panel.webview, this.extensionUri);
-    const rp = new ReportPanel(panel, runFiles, this.host, this.logger, () => {
-      if (this.panels.get(key) === rp) this.panels.delete(key);
-      if (this.activePanel === rp) this.activePanel = undefined;
-      void vscode.commands.executeCommand("setContext", "skillFollowing.reportActive", this.panels.size > 0);
-    });
+    const rp = new ReportPanel(
+      panel,
+      runFiles,
+      this.host,
+      this.logger,
+      () => {
+        if (this.panels.get(rp.runFiles.join("\n")) === rp) this.panels.delete(rp.runFiles.join("\n"));
+        if (this.activePanel === rp) this.activePanel = undefined;
+        void vscode.commands.executeCommand("setContext", "skillFollowing.reportActive", this.panels.size > 0);
+      },
+      (moved, before) => {
+        if (this.panels.get(before.join("\n")) === moved) this.panels.delete(before.join("\n"));
+        this.panels.set(moved.runFiles.join("\n"), moved);
+      },
+    );
     panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.active) this.activePanel = rp;
     });
@@ -239,6 +281,25 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
   /** Re-renders every open panel that shows this run file (after a re-evaluation appended to it). */
   async refreshRun(runFile: string): Promise<void> {
     await Promise.all(this.all().filter((p) => p.runFiles.includes(runFile)).map((p) => p.refresh()));
+  }
+
+  /** Re-renders every open panel about one of these skill files (its stale banner may have changed). */
+  async refreshSkills(skillFiles: string[]): Promise<void> {
+    const wanted = new Set(skillFiles.map((f) => vscode.Uri.file(f).fsPath));
+    const about = this.all().filter((p) => p.skillFiles.some((f) => wanted.has(vscode.Uri.file(f).fsPath)));
+    await Promise.all(about.map((p) => p.refresh().catch((err: unknown) => this.logger.warn(`report refresh: ${String(err)}`))));
+  }
+
+  /**
+   * After a re-evaluation of these skills wrote `runFile`: every open single-run panel about exactly these skills now
+   * shows the new run (evaluate-on-save updates the report the user is reading); returns how many were retargeted.
+   */
+  async retargetSkills(skillFiles: string[], runFile: string): Promise<number> {
+    const key = (files: string[]) => [...new Set(files.map((f) => vscode.Uri.file(f).fsPath))].sort().join("\n");
+    const want = key(skillFiles);
+    const panels = this.all().filter((p) => p.runFiles.length === 1 && p.runFiles[0] !== runFile && key(p.skillFiles) === want);
+    await Promise.all(panels.map((p) => p.retarget([runFile])));
+    return panels.length;
   }
 
   dispose(): void {

@@ -4,7 +4,8 @@ import { buildReport } from "../core/report/build.js";
 import { SKILL_EVALS } from "../core/tasks/skill-evals.js";
 import type { Evaluation, Report, Table } from "../core/report/schema.js";
 import type { AblationInput } from "../core/report/sections.js";
-import type { Estimate, Headline, ReportView, SectionRow, SkillEvalsView, SkillRow, TaskRef } from "../shared/report-view.js";
+import { evaluationFacts, explainerFor, familySize, skillMultiplicityNote, subsetRows, verdict } from "../core/report/format.js";
+import type { Estimate, Headline, ReportView, SectionRow, SkillEvalsView, SkillRow, SubsetRow, TaskRef } from "../shared/report-view.js";
 
 /**
  * Turns run files into the plain data the report webview, the CodeLens and the diagnostics show. No `vscode`
@@ -55,10 +56,13 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
       n: s.table.n,
       rescued: s.table.rescued,
       harmed: s.table.harmed,
+      bothPass: s.table.bothPass,
+      bothFail: s.table.bothFail,
       rae: est(s.table, ev.decisionP),
       pHolm: s.pHolm,
       flag: s.badge,
       lift: s.lift,
+      ...noteOf(ev, s),
     })),
   );
   const points = compare
@@ -99,21 +103,7 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
       })),
     ),
   );
-  const notes = [...extraNotes];
-  for (const ev of evs) for (const s of ev.skills) for (const n of s.ablation?.notes ?? []) notes.push(`${s.name}: ${n}`);
-  for (const run of runs) {
-    for (const w of run.warnings) notes.push(w);
-    if (run.header.model.id.startsWith("vscode-lm:")) {
-      notes.push(`${modelLabel(run)} is a VS Code language model: its temperature cannot be set, so outcomes vary between runs; use samples > 1.`);
-    }
-  }
-  for (const ev of evs) {
-    if (ev.tasks.incomplete > 0) notes.push(`${ev.model}: ${ev.tasks.incomplete} of ${ev.tasks.planned} tasks are incomplete (run cancelled or failed) and left out; evaluate again to resume.`);
-    if (ev.design === "rae-only") notes.push("RAE-only design: the disabled condition ran only where the enabled run retrieved, so OAE is not estimable.");
-    if (ev.samples > 1) notes.push(ev.definitions.retrieved);
-    if (ev.retrieved.tooFewDiscordant && ev.retrieved.n > 0) notes.push("Too few discordant pairs where retrieved: no result could reach significance at this size.");
-  }
-
+  const notes = notesOf(evs, runs, extraNotes);
   const title = compare
     ? `Model comparison: ${evs.map((e) => e.model).join(", ")}`
     : runs[0]
@@ -122,7 +112,11 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
   const headlineOf = (h: Evaluation | undefined): Headline => ({
     rae: est(h?.retrieved ?? null, h?.decisionP ?? "mid-p"),
     oae: est(h?.overall ?? null, h?.decisionP ?? "mid-p"),
+    nrae: est(h?.notRetrieved ?? null, h?.decisionP ?? "mid-p"),
     lift: h?.lift ?? null,
+    selectionTerm: h?.metrics.selectionTerm ?? null,
+    bothPass: h?.retrieved.bothPass ?? 0,
+    bothFail: h?.retrieved.bothFail ?? 0,
     nRetrieved: h?.retrieved.n ?? 0,
     n: h ? (h.overall?.n ?? h.tasks.complete) : 0,
     rescued: h?.retrieved.rescued ?? 0,
@@ -152,6 +146,11 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
     harmed: flips("harmed"),
     alpha,
     notes,
+    subsets: first ? subsetView(first) : [],
+    facts: first ? evaluationFacts(first) : [],
+    definitions: first ? [first.definitions.tables, first.definitions.retrieved] : [],
+    family: first ? familySize(first) : 0,
+    explainer: first ? explainerFor(first) : [],
     ...skillEvalsView(evs),
   };
 }
@@ -174,6 +173,40 @@ function skillEvalsView(evs: readonly Evaluation[]): { skillEvals?: SkillEvalsVi
   return out.length ? { skillEvals: out } : {};
 }
 
+function notesOf(evs: Evaluation[], runs: LoadedRun[], extraNotes: string[]): string[] {
+  const notes = [...extraNotes];
+  for (const ev of evs) for (const s of ev.skills) for (const n of s.ablation?.notes ?? []) notes.push(`${s.name}: ${n}`);
+  for (const run of runs) {
+    for (const w of run.warnings) notes.push(w);
+    if (run.header.model.id.startsWith("vscode-lm:")) {
+      notes.push(`${modelLabel(run)} is a VS Code language model: its temperature cannot be set, so outcomes vary between runs; use samples > 1.`);
+    }
+  }
+  for (const ev of evs) {
+    if (ev.tasks.incomplete > 0) notes.push(`${ev.model}: ${ev.tasks.incomplete} of ${ev.tasks.planned} tasks are incomplete (run cancelled or failed) and left out; evaluate again to resume.`);
+    if (ev.design === "rae-only") notes.push("RAE-only design: the disabled condition ran only where the enabled run retrieved, so OAE is not estimable.");
+    if (ev.samples > 1) notes.push(ev.definitions.retrieved);
+    if (ev.retrieved.tooFewDiscordant && ev.retrieved.n > 0) notes.push("Too few discordant pairs where retrieved: no result could reach significance at this size.");
+  }
+
+  return notes;
+}
+
+const noteOf = (ev: Evaluation, s: Evaluation["skills"][number]): { note?: string } => {
+  const note = skillMultiplicityNote(ev, s);
+  return note ? { note } : {};
+};
+
+function subsetView(e: Evaluation): SubsetRow[] {
+  return subsetRows(e).map((r) => ({
+    label: r.label,
+    table: r.table
+      ? { n: r.table.n, bothPass: r.table.bothPass, rescued: r.table.rescued, harmed: r.table.harmed, bothFail: r.table.bothFail, effect: est(r.table, e.decisionP), verdict: verdict(r.table, e.alpha, e.decisionP === "exact") }
+      : null,
+    ...(r.note ? { note: r.note } : {}),
+  }));
+}
+
 /** The result of one skill in one run, as the CodeLens and the diagnostics need it. */
 export interface SkillResult {
   name: string;
@@ -193,6 +226,10 @@ export interface SkillResult {
   pHolm: number | null;
   flag: SkillRow["flag"];
   evaluatedAt: string;
+  /** The skill's own p-value (what a single-skill evaluation decides by). */
+  p?: number | null;
+  /** The verdict depends on the multiplicity family: the report's note ("harmful alone (p 0.012); inconclusive among 12 skills (Holm p 0.082)"). */
+  note?: string;
 }
 
 export function skillResults(run: LoadedRun, view: ReportView): SkillResult[] {
@@ -216,6 +253,8 @@ export function skillResults(run: LoadedRun, view: ReportView): SkillResult[] {
       pHolm: row?.pHolm ?? null,
       flag: row?.flag ?? "inconclusive",
       evaluatedAt: run.header.createdAt,
+      p: row?.rae.p ?? null,
+      ...(row?.note ? { note: row.note } : {}),
     };
   });
 }

@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import path from "node:path";
 import { splitSkillSections } from "../core/skills/sections.js";
 import type { SectionResult } from "../core/report/sections-schema.js";
-import { interval, signed } from "../shared/format.js";
+import { interval, pLabel, signed } from "../shared/format.js";
 
 const KEY = "skillFollowing.sectionResults.v1";
 
@@ -113,7 +113,7 @@ export function sectionLensTitle(p: PlacedSection): string {
 }
 
 function describe(s: StoredSection): string {
-  return `removing it repaired ${s.repaired} and broke ${s.broken} of ${s.n} tasks (effect ${signed(s.effect)} ${interval(s.low, s.high)}${s.pHolm === null ? "" : `, Holm p = ${s.pHolm.toFixed(3)}`})`;
+  return `removing it repaired ${s.repaired} and broke ${s.broken} of ${s.n} tasks (effect ${signed(s.effect)} ${interval(s.low, s.high)}${s.pHolm === null ? "" : `, ${pLabel(s.pHolm, "Holm p")}`})`;
 }
 
 /** Diagnostics on the exact lines of each section whose removal repairs significantly more than it breaks. */

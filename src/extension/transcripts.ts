@@ -81,7 +81,8 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider {
 export async function openTaskComparison(runFile: string, taskId: string, sample = 0): Promise<void> {
   const left = transcriptUri(runFile, taskId, sample, "disabled");
   const right = transcriptUri(runFile, taskId, sample, "enabled");
-  await vscode.commands.executeCommand("vscode.diff", left, right, `${taskId}: skills disabled ↔ enabled`, { preview: false });
+  // Beside the report, so the report (and where the reader was in it) stays in view.
+  await vscode.commands.executeCommand("vscode.diff", left, right, `${taskId}: skills disabled ↔ enabled`, { preview: false, viewColumn: vscode.ViewColumn.Beside });
 }
 
 export function registerTranscripts(runs: RunFiles): vscode.Disposable {

@@ -15,6 +15,15 @@ export type ProgressPhase =
   | "checking"
   | "done";
 
+/** Batch mode: one batch job as the provider last reported it. */
+export interface BatchProgress {
+  id: string;
+  status: string;
+  total: number;
+  completed: number;
+  failed: number;
+}
+
 export interface EvaluationProgress {
   /** Runs finished (including those read back on resume). */
   done: number;
@@ -43,21 +52,6 @@ export interface EvaluationProgress {
   batches?: readonly BatchProgress[];
 }
 
-/** One batch job at the provider (batch mode). */
-export interface BatchProgress {
-  id: string;
-  /** The provider's state: validating, in_progress, finalizing, completed, failed, expired… */
-  status: string;
-  total: number;
-  completed: number;
-  failed: number;
-}
-
-/** ` · batch batch_abc in_progress 3/40 (1 failed)` per batch in flight. */
-export function batchesText(p: Pick<EvaluationProgress, "batches">): string {
-  return (p.batches ?? []).map((b) => ` \u00b7 batch ${b.id} ${b.status} ${b.completed}/${b.total}${b.failed ? ` (${b.failed} failed)` : ""}`).join("");
-}
-
 const PHASE_TEXT: Record<ProgressPhase, (p: EvaluationProgress) => string> = {
   "starting-sandbox": () => "starting the sandbox",
   "expected-outputs": (p) => `computing expected outputs ${p.expected?.done ?? 0}/${p.expected?.total ?? 0}`,
@@ -71,9 +65,10 @@ export function progressLine(p: EvaluationProgress): string {
   const parts = [`${p.done}/${p.total} runs`, PHASE_TEXT[p.phase](p)];
   parts.push(`${p.retrievals} retrieval${p.retrievals === 1 ? "" : "s"}`);
   parts.push(p.runningRae === null ? "running RAE n/a" : `running RAE ${signed(p.runningRae)} (n ${p.runningRaeN})`);
+  for (const b of p.batches ?? []) parts.push(`batch ${b.id} ${b.status} ${b.completed}/${b.total}${b.failed ? ` (${b.failed} failed)` : ""}`);
   if (p.tokens > 0) parts.push(tokens(p.tokens));
   parts.push(`${clock(p.elapsedMs)} elapsed${p.etaMs === null ? "" : `, about ${clock(p.etaMs)} left`}`);
-  return parts.join(" \u00b7 ") + batchesText(p);
+  return parts.join(" \u00b7 ");
 }
 
 /** The short form for a status bar: `Skill Following 12/86 · 0:42` (+ `· about 2:10 left`). */

@@ -26,6 +26,10 @@ export const WebviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ v: V, type: z.literal("ready") }),
   /** User clicked a rescued/harmed task: host opens the enabled-vs-disabled side-by-side. */
   z.object({ v: V, type: z.literal("openTask"), runFile: z.string(), taskId: z.string(), sample: z.number().int().nonnegative() }),
+  /** User clicked "Show latest" on the stale banner: host shows the newer run it named in `stale`. */
+  z.object({ v: V, type: z.literal("showLatest") }),
+  /** User clicked "Evaluate again" on the stale banner: host re-evaluates the skill it named in `stale`. */
+  z.object({ v: V, type: z.literal("evaluateAgain") }),
   /** User clicked an export button: host runs Export Report in that format. */
   z.object({ v: V, type: z.literal("export"), format: ExportFormatSchema }),
   /** Webview finished rendering a report; lets the host (and tests) know what is on screen and how long it took. */
@@ -44,6 +48,6 @@ export const WebviewMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 
-/** State the webview keeps with setState so a restored panel knows what it showed. */
-export const WebviewStateSchema = z.object({ runFiles: z.array(z.string()), title: z.string().optional() });
+/** State the webview keeps with setState so a restored panel knows what it showed, and where the reader was. */
+export const WebviewStateSchema = z.object({ runFiles: z.array(z.string()), title: z.string().optional(), scrollY: z.number().optional() });
 export type WebviewState = z.infer<typeof WebviewStateSchema>;

@@ -41,7 +41,12 @@ export const SkillRowSchema = z.object({
   n: z.number().int(),
   rescued: z.number().int(),
   harmed: z.number().int(),
+  bothPass: z.number().int(),
+  bothFail: z.number().int(),
+  /** `rae.p` is the skill's own (unadjusted) p-value, the one a single-skill evaluation would decide by. */
   rae: EstimateSchema,
+  /** When the verdict depends on the family: "harmful alone (p 0.012); inconclusive among 12 skills (Holm p 0.082)". */
+  note: z.string().optional(),
   /** Holm-adjusted p across the skills of this report. */
   pHolm: z.number().nullable(),
   flag: FlagSchema,
@@ -93,7 +98,14 @@ export const RunSummarySchema = z.object({
 export const HeadlineSchema = z.object({
   rae: EstimateSchema,
   oae: EstimateSchema,
+  /** The effect where nothing was retrieved (null when the design cannot estimate it). */
+  nrae: EstimateSchema,
   lift: z.number().nullable(),
+  /** acc⁻(retrieved) − acc⁻(not retrieved): the difficulty gap inside the lift. */
+  selectionTerm: z.number().nullable(),
+  /** The retrieved pair table's concordant cells (rescued and harmed below). */
+  bothPass: z.number().int(),
+  bothFail: z.number().int(),
   nRetrieved: z.number().int(),
   n: z.number().int(),
   rescued: z.number().int(),
@@ -117,6 +129,28 @@ export const SkillEvalsViewSchema = z.object({
   judge: z.object({ model: z.string(), repeats: z.number().int(), agreement: z.number().nullable(), kappa: z.number().nullable(), unstablePairs: z.array(z.string()) }).nullable(),
 });
 export type SkillEvalsView = z.infer<typeof SkillEvalsViewSchema>;
+/** One row of the subset table every export shows: all tasks (OAE), retrieved (RAE), not retrieved (NRAE). */
+export const SubsetRowSchema = z.object({
+  label: z.string(),
+  /** Null when the design cannot estimate this subset (the note says why). */
+  table: z
+    .object({ n: z.number().int(), bothPass: z.number().int(), rescued: z.number().int(), harmed: z.number().int(), bothFail: z.number().int(), effect: EstimateSchema, verdict: z.string() })
+    .nullable(),
+  note: z.string().optional(),
+});
+export type SubsetRow = z.infer<typeof SubsetRowSchema>;
+
+export const ExplainerPartSchema = z.object({ id: z.enum(["pairs", "lift", "holm"]), title: z.string(), paragraphs: z.array(z.string()) });
+
+/** Why the report no longer shows the latest: the skill changed, or a newer run of it exists. */
+export const StaleSchema = z.object({
+  reason: z.string(),
+  /** The newer run file "Show latest" opens. */
+  latestRunFile: z.string().optional(),
+  /** The skill file "Evaluate again" re-evaluates. */
+  skillFile: z.string().optional(),
+});
+export type Stale = z.infer<typeof StaleSchema>;
 
 export const ReportViewSchema = z.object({
   title: z.string(),
@@ -136,5 +170,17 @@ export const ReportViewSchema = z.object({
   notes: z.array(z.string()),
   /** Skill evals, one entry per evaluation that has them (absent otherwise). */
   skillEvals: z.array(SkillEvalsViewSchema).optional(),
+  /** The subset table of the (first) evaluation, as the exports show it. */
+  subsets: z.array(SubsetRowSchema),
+  /** The facts list of the exported HTML (tasks, sandbox, α, lift and its selection term, noise floor, costs, …). */
+  facts: z.array(z.string()),
+  /** How tables are formed and what "retrieved" means. */
+  definitions: z.array(z.string()),
+  /** Skills in the Holm family. */
+  family: z.number().int(),
+  /** The "?" explainer, with this report's numbers. */
+  explainer: z.array(ExplainerPartSchema),
+  /** Set by the host when the skill or the run changed since (the page shows a banner with Show latest). */
+  stale: StaleSchema.optional(),
 });
 export type ReportView = z.infer<typeof ReportViewSchema>;

@@ -75,7 +75,7 @@ describe("report webview: a model comparison", { skip: skip ?? false, timeout: 6
     }
     assert.deepEqual(rows.map((r) => [r.model, r.cells[0], r.cells[1], r.cells[5], r.cells[6]]), [
       ["harms", "harms", "\u22120.75", "8 / 10", "0 / 6"],
-      ["helps", "helps", "0.63", "8 / 10", "5 / 0"],
+      ["helps", "helps", "+0.63", "8 / 10", "5 / 0"],
     ]);
     assert.deepEqual(rows.map((r) => r.tone), ["bad", "good"], "each model's RAE interval decides its own tone");
     assert.ok(posted.some((m) => (m as { type?: string }).type === "rendered"));

@@ -26,6 +26,8 @@ export interface BatchBehaviour {
 
 export interface BatchApiOptions {
   behave?: (batch: { index: number; lines: number }) => BatchBehaviour;
+  /** The first this many uploads are stored, then the connection is cut before the client sees the answer. */
+  loseUploadAnswers?: number;
 }
 
 export interface StoredFile {
@@ -192,6 +194,10 @@ export function createBatchApi(options: BatchApiOptions, answer: AnswerLine): Ba
         const stored = storeFile((file as File).name, String(form.get("purpose")), await file.text());
         uploads++;
         emit({ type: "upload", file: stored });
+        if (uploads <= (options.loseUploadAnswers ?? 0)) {
+          req.socket.destroy();
+          return;
+        }
         return send(res, 200, fileView(stored));
       }
       if (method === "GET" && parts.length === 2) {

@@ -5,6 +5,10 @@
  *
  * Accounting: `calls` counts script invocations (the "model calls" a run really cost). A transport fault
  * never reaches the script, so a retried request is answered by the script exactly once.
+ *
+ * Events: every completion request is numbered on arrival, and the server reports what happens to it (`request`,
+ * `stalled`, `chunk`, `responded`, `aborted` when the client hangs up first). Tests wait for these with
+ * `waitFor()` instead of for time to pass, so they mean the same on a loaded machine.
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
@@ -55,7 +59,20 @@ export interface ScriptedServerOptions {
   models?: string[];
   /** How batches behave (Files and Batch API, scripted-batches.ts); the endpoints are always there. */
   batches?: BatchApiOptions;
+  /** How the server waits `latencyMs` (default: a timer that close() clears). Tests inject one to hold a reply. */
+  delay?: (ms: number) => Promise<void>;
 }
+
+/** What happened to completion request `seq` (numbered from 1 in arrival order, faults included). */
+export type ServerEvent =
+  | { type: "request"; seq: number; body: ChatCompletionRequestBody }
+  /** A stall fault began: the response will never finish (a streamed one has sent its headers and first chunk). */
+  | { type: "stalled"; seq: number; streaming: boolean }
+  /** Streamed chunk number `n` (from 1) was written. */
+  | { type: "chunk"; seq: number; n: number }
+  | { type: "responded"; seq: number; status: number }
+  /** The client closed the connection before the response ended. */
+  | { type: "aborted"; seq: number };
 
 export interface ScriptedServer {
   /** Base URL ending with /v1, for `baseURL`. */
@@ -69,6 +86,13 @@ export interface ScriptedServer {
   /** The Files and Batch API: stored files and batches, counters, release/drop, events. */
   readonly batch: BatchApi;
   /** Clears counters and the fault history (the same requests then meet the same faults again). */
+  /** Every event since the start (or the last reset), in order. */
+  readonly events: readonly ServerEvent[];
+  /** Calls `listener` for each later event; returns the unsubscribe function. */
+  onEvent(listener: (e: ServerEvent) => void): () => void;
+  /** The first event (already seen or still to come) of this type that matches. */
+  waitFor<T extends ServerEvent["type"]>(type: T, match?: (e: Extract<ServerEvent, { type: T }>) => boolean): Promise<Extract<ServerEvent, { type: T }>>;
+  /** Clears counters, events and the fault history (the same requests then meet the same faults again). */
   reset(): void;
   close(): Promise<void>;
 }
@@ -113,6 +137,13 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   let requests: ChatCompletionRequestBody[] = [];
   let faultsInjected: Record<string, number> = {};
   let closing = false;
+  let requestSeq = 0;
+  let events: ServerEvent[] = [];
+  const listeners = new Set<(e: ServerEvent) => void>();
+  const emit = (e: ServerEvent): void => {
+    events.push(e);
+    for (const l of [...listeners]) l(e);
+  };
 
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -144,6 +175,17 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   };
 
   async function handleCompletion(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const seq = ++requestSeq;
+    // A hang-up the server did not cause (its own resets and cuts set `dropping` first).
+    let dropping = false;
+    res.on("close", () => {
+      if (!res.writableFinished && !dropping && !closing) emit({ type: "aborted", seq });
+    });
+    res.on("finish", () => emit({ type: "responded", seq, status: res.statusCode }));
+    const drop = (): void => {
+      dropping = true;
+      req.socket.destroy();
+    };
     const raw = await readBody(req);
     let body: ChatCompletionRequestBody;
     try {
@@ -153,8 +195,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       sendJson(res, 400, errorBody(400, `invalid request body: ${(e as Error).message}`));
       return;
     }
+    emit({ type: "request", seq, body });
     const fault = drawFault(raw);
-    await sleep(options.latencyMs ?? 0);
+    await (options.delay ?? sleep)(options.latencyMs ?? 0);
     if (closing) return;
     const streaming = body.stream === true;
     const id = `chatcmpl-${++completionSeq}`;
@@ -170,7 +213,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
           sendJson(res, Number(fault.kind), errorBody(Number(fault.kind), "Server error (injected)"));
           return;
         case "reset":
-          req.socket.destroy();
+          drop();
           return;
         case "stall":
           // Never finish: the client's own deadline must fire. A streamed answer stalls after its headers and
@@ -178,7 +221,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
           if (streaming) {
             res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
             res.write(`data: ${streamEvents(id, body.model, buildCompletion(body, { content: "stalled" }), false)[0]}\n\n`);
+            emit({ type: "chunk", seq, n: 1 });
           }
+          emit({ type: "stalled", seq, streaming });
           return;
         case "malformed-json": {
           const text = '{"id": "' + id + '", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assist';
@@ -196,13 +241,13 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
             // missing finish_reason tells), half the time the connection drops mid-stream.
             for (const e of events.slice(0, Math.max(1, events.length - 2))) res.write(`data: ${e}\n\n`);
             if (fault.variant < 0.5) res.end();
-            else setImmediate(() => req.socket.destroy());
+            else setImmediate(drop);
           } else {
             const text = JSON.stringify(completionJson(id, body.model, c));
             res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
             res.write(text.slice(0, Math.floor(text.length / 2)));
             // The declared length is never reached: the client sees the connection end mid-body.
-            setImmediate(() => req.socket.destroy());
+            setImmediate(drop);
           }
           return;
         }
@@ -229,7 +274,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    for (const e of streamEvents(id, body.model, c, body.stream_options?.include_usage === true)) res.write(`data: ${e}\n\n`);
+    let n = 0;
+    for (const e of streamEvents(id, body.model, c, body.stream_options?.include_usage === true)) {
+      res.write(`data: ${e}\n\n`);
+      emit({ type: "chunk", seq, n: ++n });
+    }
     res.end("data: [DONE]\n\n");
   }
 
@@ -274,6 +323,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const onEvent = (listener: (e: ServerEvent) => void): (() => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
@@ -287,8 +340,26 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return faultsInjected;
     },
     batch: batchApi,
+    get events() {
+      return events;
+    },
+    onEvent,
+    waitFor(type, match) {
+      type E = Parameters<NonNullable<typeof match>>[0];
+      const hit = (e: ServerEvent): e is E => e.type === type && (match === undefined || match(e as E));
+      const seen = events.find(hit);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => {
+        const off = onEvent((e) => {
+          if (!hit(e)) return;
+          off();
+          resolve(e);
+        });
+      });
+    },
     reset() {
       batchApi.reset();
+      events = [];
       calls = 0;
       requests = [];
       faultsInjected = {};

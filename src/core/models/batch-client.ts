@@ -27,11 +27,11 @@ import { CancelledError, ModelRequestError } from "../errors.js";
 import { JsonFileCache } from "../json-file-cache.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { BatchJournal, roundFileName, type JournalRound } from "./batch-journal.js";
-import { BatchProvider, GoneError, TERMINAL, type ProviderBatch, type ResultLine } from "./batch-provider.js";
+import { BatchProvider, GoneError, readResultLine, TERMINAL, type ProviderBatch, type ResultLine } from "./batch-provider.js";
 import { CachedResponseSchema, requestCacheKey, type CachedResponse } from "./cache.js";
 import { abortableSleep, openAIEndpoint, Redaction } from "./openai-client.js";
 import type { BatchGate, BatchSessionOptions, BatchStatus, ChatRequest, ChatResponse, ModelClient } from "./types.js";
-import { fromWireCompletion, toWireBody } from "./wire.js";
+import { toWireBody } from "./wire.js";
 
 /** OpenAI's limits per batch input file. */
 export const MAX_BATCH_REQUESTS = 50_000;
@@ -348,24 +348,15 @@ class Batcher implements BatchGate {
 
   /** What one result line means for its request: an answer, a failure, or "send again" (a refused max_tokens). */
   private settle(entry: Entry, line: ResultLine): Settled {
-    const status = line.response?.status_code;
-    if (status === 200) {
-      try {
-        return { ok: true, response: { ...fromWireCompletion(line.response!.body), latencyMs: 0, attempts: 1 } };
-      } catch (err) {
-        return { ok: false, error: new ModelRequestError(`Batch answer to a request is not a chat completion: ${(err as Error).message}`, undefined) };
-      }
-    }
-    const body = line.response?.body as { error?: { message?: string; param?: string } } | undefined;
-    const message = body?.error?.message ?? line.error?.message ?? line.error?.code ?? "no answer";
-    const refusedMaxTokens = status === 400 && (body?.error?.param === "max_tokens" || /'max_tokens'/.test(message)) && /unsupported|not supported/i.test(message);
-    if (refusedMaxTokens && entry.request?.maxTokens !== undefined) {
+    const r = readResultLine(line);
+    if (r.ok) return { ok: true, response: { ...r.answer, latencyMs: 0, attempts: 1 } };
+    if (r.refusedMaxTokens && entry.request?.maxTokens !== undefined) {
       if (!this.completionTokensParam) this.session?.logger.info(`${this.endpointId} refuses max_tokens; sending max_completion_tokens from now on`);
       this.completionTokensParam = true;
       // Ours to fix, not the task's: the request goes out again in the next round with the other parameter.
       if (entry.waiters.size > 0) return { ok: "again" };
     }
-    return { ok: false, error: new ModelRequestError(`Batch request failed (${status === undefined ? (line.error?.code ?? "error") : `HTTP ${status}`}): ${message}`, status) };
+    return { ok: false, error: new ModelRequestError(r.message, r.status) };
   }
 
   private resend(entry: Entry): void {

@@ -11,7 +11,7 @@
  * A round with neither `done` nor `dropped` is live. Each line is one write, so a crash loses at most the line
  * being written, and a torn last line is ignored on reading.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { Logger } from "../logger.js";
@@ -72,9 +72,9 @@ export class BatchJournal {
     }
     mkdirSync(path.dirname(file), { recursive: true });
     const journal = new BatchJournal(file, live);
-    journal.fd = openSync(file, "a");
+    journal.fd = openSync(file, "a+");
     // A torn last line would glue itself to the next one: start on a fresh line.
-    if (existsSync(file) && readTail(file) !== "\n" && readTail(file) !== "") writeSync(journal.fd, "\n");
+    if (!endsWithNewline(journal.fd)) writeSync(journal.fd, "\n");
     return journal;
   }
 
@@ -102,7 +102,11 @@ function apply(live: Map<string, JournalRound>, line: JournalLine): void {
   else live.delete(line.round);
 }
 
-function readTail(file: string): string {
-  const text = readFileSync(file);
-  return text.length === 0 ? "" : String.fromCharCode(text[text.length - 1]!);
+/** True for an empty file or one whose last byte is a newline. */
+function endsWithNewline(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
 }

@@ -12,6 +12,8 @@ import { CancelledError, ModelRequestError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Redaction } from "./openai-client.js";
 import { classifyFailure, retryDelayMs } from "./retry.js";
+import type { ChatResponse } from "./types.js";
+import { fromWireCompletion } from "./wire.js";
 
 export type ProviderBatch = Batch;
 
@@ -25,6 +27,25 @@ export const ResultLineSchema = z.object({
   error: z.object({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 export type ResultLine = z.infer<typeof ResultLineSchema>;
+
+/**
+ * One result line read: a completion (status 200, validated like a synchronous answer), or why it failed, noting
+ * the one refusal the client fixes itself (a model that wants max_completion_tokens instead of max_tokens).
+ */
+export function readResultLine(line: ResultLine): { ok: true; answer: Omit<ChatResponse, "latencyMs"> } | { ok: false; status: number | undefined; message: string; refusedMaxTokens: boolean } {
+  const status = line.response?.status_code;
+  if (status === 200) {
+    try {
+      return { ok: true, answer: fromWireCompletion(line.response!.body) };
+    } catch (err) {
+      return { ok: false, status: undefined, message: `Batch answer to a request is not a chat completion: ${(err as Error).message}`, refusedMaxTokens: false };
+    }
+  }
+  const body = line.response?.body as { error?: { message?: string; param?: string } } | undefined;
+  const said = body?.error?.message ?? line.error?.message ?? line.error?.code ?? "no answer";
+  const refusedMaxTokens = status === 400 && (body?.error?.param === "max_tokens" || /'max_tokens'/.test(said)) && /unsupported|not supported/i.test(said);
+  return { ok: false, status: status ?? undefined, message: `Batch request failed (${status === undefined ? (line.error?.code ?? "error") : `HTTP ${status}`}): ${said}`, refusedMaxTokens };
+}
 
 /** The provider no longer has it (HTTP 404): the caller drops what depended on it and sends again. */
 export class GoneError extends Error {
@@ -49,9 +70,9 @@ export class BatchProvider {
 
   /** Uploads a round's requests as a `batch` file named `name`; returns the file id. */
   async upload(name: string, content: Buffer, signal: AbortSignal): Promise<string> {
-    // Safe to repeat: a lost answer to an earlier attempt left the file there under its name.
-    const file = await this.call("upload the batch input file", "POST /files", signal, async () => {
-      const found = await this.findFile(name, signal);
+    // Safe to repeat: after a failed attempt, a file that reached the provider anyway is found by its name.
+    const file = await this.call("upload the batch input file", "POST /files", signal, async (attempt) => {
+      const found = attempt > 1 ? await this.findFile(name, signal) : undefined;
       if (found) return found;
       const created = await this.o.sdk.files.create({ file: await toFile(content, name, { type: "application/jsonl" }), purpose: "batch" }, { signal });
       return created.id;
@@ -83,12 +104,12 @@ export class BatchProvider {
   }
 
   /**
-   * Creates the batch of an uploaded file, exactly once: before each attempt, a batch already made from this file
-   * (an earlier attempt whose answer was lost, or a process killed after sending it) is looked for and reused.
+   * Creates the batch of an uploaded file, exactly once: before each retry, a batch already made from this file (an
+   * attempt whose answer was lost) is looked for and reused. A restart looks for one itself (findBatch) first.
    */
   async create(fileId: string, round: string, signal: AbortSignal): Promise<ProviderBatch> {
-    return this.call("create the batch", "POST /batches", signal, async () => {
-      const existing = await this.findBatch(fileId, signal);
+    return this.call("create the batch", "POST /batches", signal, async (attempt) => {
+      const existing = attempt > 1 ? await this.findBatch(fileId, signal) : undefined;
       if (existing) return existing;
       return this.o.sdk.batches.create({ input_file_id: fileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata: { "skill-following-round": round } }, { signal });
     });
@@ -143,12 +164,12 @@ export class BatchProvider {
    * One provider call under the retry rule. A 404 is GoneError for the caller to handle, except for an upload,
    * where it means the endpoint has no batch API at all; other refusals are ModelRequestErrors with a hint.
    */
-  private async call<T>(what: string, route: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  private async call<T>(what: string, route: string, signal: AbortSignal, fn: (attempt: number) => Promise<T>): Promise<T> {
     const { o } = this;
     for (let n = 1; ; n++) {
       if (signal.aborted) throw new CancelledError();
       try {
-        return await fn();
+        return await fn(n);
       } catch (error) {
         if (signal.aborted) throw new CancelledError();
         const failure = classifyFailure(error, false);

@@ -30,6 +30,25 @@ export interface OpenAIClientOptions {
   env?: Record<string, string | undefined>;
   /** Waits between attempts (default: a timer that a cancel cuts short). Tests inject one to observe backoff without waiting. */
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  /** The clock a response's latencyMs is read from (default performance.now); tests inject one with the sleep. */
+  now?: () => number;
+  /**
+   * The deadline of one attempt: a signal that fires when the attempt has taken too long (default: a timer of
+   * timeoutMs). Tests inject one that fires on an event (the server reports the request stalled) instead of time.
+   */
+  attemptDeadline?: (request: ChatRequest, attempt: number) => AttemptDeadline;
+}
+
+export interface AttemptDeadline {
+  signal: AbortSignal;
+  /** Called when the attempt ends either way. */
+  dispose(): void;
+}
+
+function timerDeadline(timeoutMs: number): AttemptDeadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -145,6 +164,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     backoff: { baseMs: options.retryBaseMs ?? 500, maxMs: options.maxBackoffMs ?? 20_000, maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000 },
     logger: options.logger ?? silentLogger,
     sleep: options.sleep ?? abortableSleep,
+    now: options.now ?? (() => performance.now()),
+    deadline: options.attemptDeadline ?? (() => timerDeadline(timeoutMs)),
   });
   return { id: retrier.id, complete: (request, callOptions) => retrier.complete(request, callOptions) };
 }
@@ -223,6 +244,8 @@ interface RetrierConfig {
   backoff: { baseMs: number; maxMs: number; maxRetryAfterMs: number };
   logger: Logger;
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  now: () => number;
+  deadline: (request: ChatRequest, attempt: number) => AttemptDeadline;
 }
 
 /** The one retry layer: attempts under their own deadline, backoff honouring Retry-After, typed final errors. */
@@ -268,21 +291,25 @@ class Retrier {
   private async attempt(request: ChatRequest, n: number, userSignal: AbortSignal | undefined): Promise<Outcome> {
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const deadline = this.c.deadline(request, n);
+    const onDeadline = (): void => {
       timedOut = true;
       controller.abort();
-    }, this.c.timeoutMs);
+    };
+    if (deadline.signal.aborted) onDeadline();
+    else deadline.signal.addEventListener("abort", onDeadline, { once: true });
     const onUserAbort = (): void => controller.abort();
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
-    const started = performance.now();
+    const started = this.c.now();
     try {
       const result = await this.c.wire.send(request, controller.signal);
-      return { ok: true, response: { ...result, latencyMs: Math.round(performance.now() - started), attempts: n } };
+      return { ok: true, response: { ...result, latencyMs: Math.round(this.c.now() - started), attempts: n } };
     } catch (error) {
       if (userSignal?.aborted) throw new CancelledError();
       return { ok: false, failure: classifyFailure(error, timedOut), error };
     } finally {
-      clearTimeout(timer);
+      deadline.signal.removeEventListener("abort", onDeadline);
+      deadline.dispose();
       userSignal?.removeEventListener("abort", onUserAbort);
     }
   }

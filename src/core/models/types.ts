@@ -1,3 +1,4 @@
+import type { BatchProgress } from "../../shared/progress.js";
 import type { Logger } from "../logger.js";
 
 /**
@@ -71,14 +72,8 @@ export interface ModelClient {
   readonly batch?: BatchGate;
 }
 
-/** One batch job as the provider last reported it: for progress. */
-export interface BatchStatus {
-  id: string;
-  status: string;
-  total: number;
-  completed: number;
-  failed: number;
-}
+/** One batch job as the provider last reported it: for progress (the shared progress line shows it). */
+export type BatchStatus = BatchProgress;
 
 export interface BatchSessionOptions {
   /** Where the batch ids of this evaluation are recorded, so a restart re-attaches to batches still in flight. */

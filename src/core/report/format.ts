@@ -3,10 +3,12 @@
  * (src/shared/format.ts), re-exported here under the names the renderers use, so an export reads like the webview.
  * Model, task and skill text is untrusted everywhere.
  */
+import { explainer, type ExplainerPart } from "../../shared/explain.js";
 import { multiplicityNote } from "../../shared/format.js";
-import type { Evaluation, SkillResult } from "./schema.js";
+import type { Evaluation, SkillResult, Table } from "./schema.js";
 
 export { intervalOf as interval, pct, plain as fmt, pLabel, pValue, signed } from "../../shared/format.js";
+import { intervalOf, pct, pLabel, signed } from "../../shared/format.js";
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"'`]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;" })[c]!);
@@ -78,4 +80,39 @@ export const familySize = (e: Evaluation): number => e.skills.filter((s) => s.pH
 export function skillMultiplicityNote(e: Evaluation, s: SkillResult): string | undefined {
   const p = e.decisionP === "exact" ? s.table.pExact : s.table.pMid;
   return multiplicityNote({ effect: s.table.effect, p, pHolm: s.pHolm, badge: s.badge }, familySize(e), e.alpha);
+}
+
+/** The facts under an evaluation's tables (the HTML export's list; the webview shows the same list). */
+export function evaluationFacts(e: Evaluation): string[] {
+  return [
+    `${e.tasks.complete} of ${e.tasks.planned} tasks complete${e.tasks.incomplete ? `, ${e.tasks.incomplete} incomplete (left out)` : ""}`,
+    `sandbox isolation: ${e.sandbox.isolation}${e.sandbox.detail ? ` (${e.sandbox.detail})` : ""}`,
+    `α = ${e.alpha}, decision p: ${e.decisionP}`,
+    `aggregate retrieval lift ${signed(e.lift)} (not causal)${e.metrics.selectionTerm === null ? "" : `, selection term ${signed(e.metrics.selectionTerm)}`}`,
+    `noise floor ${pct(e.noise.floor)} (${e.noise.floorSource}); discordance on retrieved tasks ${pct(e.noise.observedDiscordanceRetrieved)}`,
+    `runs ${e.costs.runs} of ${e.costs.fullDesignRuns} for the full design (${e.costs.modelCalls} model calls, ${e.costs.cachedCalls} cached); RAE-only expected saving ${pct(e.costs.raeOnlyExpectedSaving)}${e.costs.actualSaving === null ? "" : `, actual ${pct(e.costs.actualSaving)}`}`,
+    ...(e.repeated ? [`task-level paired t over ${e.samples} samples (retrieved): Δ ${signed(e.repeated.retrieved.deltaHat)} ${intervalOf(e.repeated.retrieved.ci)}, ${pLabel(e.repeated.retrieved.p)}`] : []),
+    ...(e.stopping ? [`stopping: ${e.stopping.reason ?? "no early stop"}; anytime-valid RAE interval ${intervalOf(e.stopping.cs)}`] : []),
+  ];
+}
+
+/** The "?" explainer with this evaluation's numbers: the retrieved pair table, the lift decomposition, Holm on the skill closest to a verdict. */
+export function explainerFor(e: Evaluation): ExplainerPart[] {
+  const decide = (t: Table) => (e.decisionP === "exact" ? t.pExact : t.pMid);
+  const inFamily = e.skills.filter((s) => s.pHolm !== null && decide(s.table) !== null);
+  // The skill closest to a verdict (smallest own p): the one where Holm matters most to the reader.
+  const example = [...inFamily].sort((a, b) => decide(a.table)! - decide(b.table)! || a.name.localeCompare(b.name))[0];
+  return explainer({
+    bothPass: e.retrieved.bothPass,
+    rescued: e.retrieved.rescued,
+    harmed: e.retrieved.harmed,
+    bothFail: e.retrieved.bothFail,
+    rae: e.retrieved.effect,
+    lift: e.lift,
+    selectionTerm: e.metrics.selectionTerm,
+    nrae: e.notRetrieved?.effect ?? null,
+    alpha: e.alpha,
+    family: familySize(e),
+    ...(example ? { holmExample: { name: example.name, p: decide(example.table), pHolm: example.pHolm } } : {}),
+  });
 }

@@ -4,7 +4,7 @@
  * HTML-escaped. Safe to open from a CI artifact or attach to an issue.
  */
 import type { Evaluation, Report } from "./schema.js";
-import { escapeHtml as h, interval, pValue, pct, signed, sortedSkills, subsetRows, title, verdict } from "./format.js";
+import { escapeHtml as h, evaluationFacts, explainerFor, interval, pValue, signed, skillMultiplicityNote, sortedSkills, subsetRows, title, verdict } from "./format.js";
 import { sectionsHtml } from "./render-sections.js";
 import { scatterSvg } from "./render-svg.js";
 
@@ -17,9 +17,22 @@ table{border-collapse:collapse;margin:.6rem 0 1rem}th,td{padding:.25rem .6rem;bo
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{padding:0 .4rem;border-radius:.3rem;font-size:.85em}.helpful{background:#d9f2dd}.harmful{background:#f9d6d5}
 .inconclusive{background:#eee}.not-retrieved{color:#777}.paradox{background:#fff4ce;padding:.5rem .8rem;border-left:4px solid #e0b000}
-.muted{color:#666}code{font-size:.92em}
+.muted{color:#595959}.note{color:#7a4b00}code{font-size:.92em}.explainer{margin:1rem 0}
 @media (prefers-color-scheme: dark){body{background:#1e1e1e;color:#ddd}th,td{border-color:#333}.helpful{background:#23462a}.harmful{background:#5a2522}.inconclusive{background:#333}.paradox{background:#3d3618}}
 `;
+
+function noteHtml(e: Evaluation, s: Evaluation["skills"][number]): string {
+  const note = skillMultiplicityNote(e, s);
+  return note ? `<div class="note">${h(note)}</div>` : "";
+}
+
+/** The "?" explainer of the webview, as a static disclosure: the same words and numbers. */
+function explainerHtml(e: Evaluation): string {
+  const parts = explainerFor(e)
+    .map((p) => `<h4>${h(p.title)}</h4>${p.paragraphs.map((x) => `<p>${h(x)}</p>`).join("")}`)
+    .join("\n");
+  return `<details class="explainer"><summary>What these numbers mean</summary>\n${parts}\n</details>`;
+}
 
 function evaluationHtml(e: Evaluation): string {
   const exact = e.decisionP === "exact";
@@ -33,7 +46,7 @@ function evaluationHtml(e: Evaluation): string {
   const skills = sortedSkills(e)
     .map(
       (s) =>
-        `<tr><td><code>${h(s.name)}</code>${s.description ? `<div class="muted">${h(s.description)}</div>` : ""}</td><td class="num">${s.table.n}</td><td class="num">${s.table.rescued}</td><td class="num">${s.table.harmed}</td><td class="num">${h(signed(s.table.effect))}</td><td>${h(interval(s.table.ci))}</td><td class="num">${h(pValue(s.table.pMid))}</td><td class="num">${h(pValue(s.pHolm))}</td><td><span class="badge ${h(s.badge)}">${h(s.badge)}</span></td></tr>`,
+        `<tr><td><code>${h(s.name)}</code>${s.description ? `<div class="muted">${h(s.description)}</div>` : ""}${noteHtml(e, s)}</td><td class="num">${s.table.n}</td><td class="num">${s.table.rescued}</td><td class="num">${s.table.harmed}</td><td class="num">${h(signed(s.table.effect))}</td><td>${h(interval(s.table.ci))}</td><td class="num">${h(pValue(s.table.pMid))}</td><td class="num">${h(pValue(s.pHolm))}</td><td><span class="badge ${h(s.badge)}">${h(s.badge)}</span></td></tr>`,
     )
     .join("\n");
   const rows = e.taskRows
@@ -42,18 +55,7 @@ function evaluationHtml(e: Evaluation): string {
         `<tr><td><code>${h(r.taskId)}</code></td><td>${h(r.outcome)}</td><td>${h(r.retrieved.map((s) => s.name).join(", ") || "none")}</td><td>${h(r.enabledReason)}</td><td>${h(r.disabledReason)}</td></tr>`,
     )
     .join("\n");
-  const facts = [
-    `${e.tasks.complete} of ${e.tasks.planned} tasks complete${e.tasks.incomplete ? `, ${e.tasks.incomplete} incomplete (left out)` : ""}`,
-    `sandbox isolation: ${e.sandbox.isolation}${e.sandbox.detail ? ` (${e.sandbox.detail})` : ""}`,
-    `α = ${e.alpha}, decision p: ${e.decisionP}`,
-    `aggregate retrieval lift ${signed(e.lift)} (not causal)${e.metrics.selectionTerm === null ? "" : `, selection term ${signed(e.metrics.selectionTerm)}`}`,
-    `noise floor ${pct(e.noise.floor)} (${e.noise.floorSource}); discordance on retrieved tasks ${pct(e.noise.observedDiscordanceRetrieved)}`,
-    `runs ${e.costs.runs} of ${e.costs.fullDesignRuns} for the full design; RAE-only expected saving ${pct(e.costs.raeOnlyExpectedSaving)}${e.costs.actualSaving === null ? "" : `, actual ${pct(e.costs.actualSaving)}`}`,
-    ...(e.repeated ? [`task-level paired t over ${e.samples} samples (retrieved): Δ ${signed(e.repeated.retrieved.deltaHat)} ${interval(e.repeated.retrieved.ci)}, p ${pValue(e.repeated.retrieved.p)}`] : []),
-    ...(e.stopping ? [`stopping: ${e.stopping.reason ?? "no early stop"}; anytime-valid RAE interval ${interval(e.stopping.cs)}`] : []),
-    e.definitions.tables,
-    e.definitions.retrieved,
-  ];
+  const facts = [...evaluationFacts(e), e.definitions.tables, e.definitions.retrieved];
   const figure = scatterSvg(e);
   return `<section>
 <h2>${h(title(e))}</h2>
@@ -63,6 +65,7 @@ ${e.metrics.paradox ? `<p class="paradox"><strong>Paradox.</strong> ${h(e.metric
 ${subsets}
 </tbody></table>
 <ul>${facts.map((f) => `<li>${h(f)}</li>`).join("")}</ul>
+${explainerHtml(e)}
 <h3>Skills (most harmful first)</h3>
 <table><thead><tr><th>skill</th><th class="num">n</th><th class="num">rescued</th><th class="num">harmed</th><th class="num">RAE</th><th>CI</th><th class="num">p (mid)</th><th class="num">p (Holm)</th><th>badge</th></tr></thead>
 <tbody>

@@ -2,7 +2,7 @@
 import type { Evaluation, Report } from "./schema.js";
 import { sectionsMarkdown } from "./render-sections.js";
 import { skillEvalsMarkdown } from "./render-skill-evals.js";
-import { escapeMarkdown as md, interval, pValue, pct, signed, sortedSkills, subsetRows, title, verdict } from "./format.js";
+import { escapeMarkdown as md, interval, pValue, pct, signed, skillMultiplicityNote, sortedSkills, subsetRows, title, verdict } from "./format.js";
 
 const BADGE: Record<string, string> = { helpful: "✅ helpful", harmful: "❌ harmful", inconclusive: "➖ inconclusive", "not-retrieved": "· not retrieved" };
 
@@ -29,6 +29,11 @@ function evaluationMarkdown(e: Evaluation): string {
   for (const s of sortedSkills(e)) {
     out.push(`| ${md(s.name)} | ${s.table.n} | ${s.table.rescued} | ${s.table.harmed} | ${signed(s.table.effect)} | ${interval(s.table.ci)} | ${pValue(s.pHolm)} | ${BADGE[s.badge]} |`);
   }
+  const notes = sortedSkills(e).flatMap((s) => {
+    const note = skillMultiplicityNote(e, s);
+    return note ? [`- **${md(s.name)}**: ${note}`] : [];
+  });
+  if (notes.length > 0) out.push("", ...notes);
   out.push(...sectionsMarkdown(e));
   out.push(...skillEvalsMarkdown(e));
   const harmedSkills = sortedSkills(e).filter((s) => s.harmedTasks.length + s.rescuedTasks.length > 0);

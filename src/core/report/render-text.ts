@@ -2,7 +2,7 @@
 import type { Evaluation, Report, Table } from "./schema.js";
 import { sectionsText } from "./render-sections.js";
 import { skillEvalsText } from "./render-skill-evals.js";
-import { fmt, interval, pValue, pct, signed, sortedSkills, subsetRows, title, verdict } from "./format.js";
+import { fmt, interval, pValue, pct, signed, skillMultiplicityNote, sortedSkills, subsetRows, title, verdict } from "./format.js";
 
 function columns(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -52,6 +52,10 @@ function evaluationText(e: Evaluation): string {
   out.push("skills (most harmful first; badge from Holm-adjusted p):");
   const skillRows = sortedSkills(e).map((s) => [safe(s.name), String(s.table.n), String(s.table.rescued), String(s.table.harmed), signed(s.table.effect), interval(s.table.ci), pValue(s.table.pMid), pValue(s.pHolm), s.badge]);
   out.push(...columns([["skill", "n", "rescued", "harmed", "RAE", "CI", "p (mid)", "p (Holm)", "badge"], ...skillRows]));
+  for (const s of sortedSkills(e)) {
+    const note = skillMultiplicityNote(e, s);
+    if (note) out.push(`  ${safe(s.name)}: ${note}`);
+  }
   for (const s of sortedSkills(e)) {
     if (s.rescuedTasks.length + s.harmedTasks.length === 0) continue;
     out.push(`  ${safe(s.name)}: rescued ${s.rescuedTasks.map(safe).join(", ") || "none"}; harmed ${s.harmedTasks.map(safe).join(", ") || "none"}`);

@@ -17,7 +17,6 @@ import type { ModelClient, SamplingParams } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { skillContentHash, skillLibraryHash } from "../skills/hash.js";
 import { bodyWithout, DESCRIPTION_SECTION_ID, splitSkillSections } from "../skills/sections.js";
-import { boundListeners } from "../signals.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
@@ -28,6 +27,7 @@ import {
 import { AblationWriter, defaultAblationFile, hasCompleteLine, readAblationFile } from "./ablation-store.js";
 import { ABLATION_FORMAT_VERSION, variantSections, type AblationHeader, type AblationRecord, type AblationSection } from "./ablation-types.js";
 import type { RunHeader, RunRecord } from "./types.js";
+import { boundListeners } from "./pool.js";
 
 export interface AblateOptions {
   /** The paired run: its file (named in the header) and contents. */
@@ -188,7 +188,7 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
   const libraryFor = variantLibraries(o);
 
   const internal = new AbortController();
-  boundListeners(internal.signal, o.concurrency);
+  boundListeners(internal.signal, Math.max(1, o.concurrency));
   const onAbort = () => internal.abort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
   let failedRuns = 0;

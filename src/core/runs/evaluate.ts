@@ -6,13 +6,12 @@ import { silentLogger, type Logger } from "../logger.js";
 import type { BatchStatus, ModelClient } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
 import { parseRunSettings, type RunSettings, type RunSettingsInput } from "../settings.js";
-import { boundListeners } from "../signals.js";
 import type { Skill } from "../skills/types.js";
 import type { TaskSet } from "../tasks/schema.js";
 import { executeJob, ModelFailure, type JobContext } from "./job.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
-import { runPool } from "./pool.js";
+import { boundListeners, runPool } from "./pool.js";
 import type { ShardSpec } from "./shard.js";
 import { ProgressTracker, type EvaluationProgress } from "./progress.js";
 import { StopMonitor } from "./stop.js";
@@ -90,12 +89,11 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     });
   }
   const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
+  if (gate && settings.stopWhen === "decided") logger.warn("batch mode sends the first turn of every run at once, so stopping early saves few calls");
   const state = new RunState(settings, deps, run, logger);
-  // Batch mode: every pending run takes part in each round (one batch holds at most this many requests).
-  const concurrency = gate ? MAX_BATCH_REQUESTS : settings.concurrency;
   const internal = new AbortController();
-  // Every job in flight listens on this signal: the limit is what the concurrency explains, so a leak still warns.
-  boundListeners(internal.signal, concurrency);
+  // Every job in flight listens on this signal: allow what the jobs in flight hold, no more (a leak then warns).
+  boundListeners(internal.signal, gate ? MAX_BATCH_REQUESTS : settings.concurrency);
   const onAbort = () => internal.abort();
   deps.signal?.addEventListener("abort", onAbort, { once: true });
   const changed = () => state.progress();
@@ -121,7 +119,8 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
   try {
     if (gate) await gate.begin({ journalFile: batchJournalFile(deps.runFile), logger, signal: internal.signal, onStatus: (b) => state.progress(b) });
     await runPool(state.initialJobs(), {
-      concurrency,
+      // Batch mode: every pending run takes part in each round (one batch holds at most this many requests).
+      concurrency: gate ? MAX_BATCH_REQUESTS : settings.concurrency,
       signal: internal.signal,
       stopped: () => state.stopReason !== undefined,
       run: async (job) => {
@@ -184,16 +183,14 @@ class RunState {
   progress(batches?: readonly BatchStatus[]): void {
     if (batches) this.batches = batches;
     if (!this.deps.onProgress) return;
-    this.deps.onProgress(
-      this.tracker.snapshot({
-        done: this.done,
-        total: this.planner.plannedTotal(),
-        retrievals: this.retrievals,
-        runningRae: this.monitor.runningRae(),
-        runningRaeN: this.monitor.runningRaeN(),
-        ...(this.batches ? { batches: this.batches } : {}),
-      }),
-    );
+    const snapshot = this.tracker.snapshot({
+      done: this.done,
+      total: this.planner.plannedTotal(),
+      retrievals: this.retrievals,
+      runningRae: this.monitor.runningRae(),
+      runningRaeN: this.monitor.runningRaeN(),
+    });
+    this.deps.onProgress(this.batches ? { ...snapshot, batches: this.batches } : snapshot);
   }
 
   /** Writes a finished run, feeds the plan and the stopping rule; returns the runs it unlocks. */

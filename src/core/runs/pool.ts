@@ -1,4 +1,14 @@
+import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
+
+/**
+ * Raises the listener limit of a run's signal to what its jobs in flight can hold at once: a few each (the model
+ * call, a backoff, the grading) and the pool's own. Unlike setMaxListeners(0), a leak of one listener per job soon
+ * passes the limit, and node says so (MaxListenersExceededWarning) instead of keeping every job alive in silence.
+ */
+export function boundListeners(signal: AbortSignal, concurrency: number): void {
+  setMaxListeners(concurrency * 4 + 2, signal);
+}
 
 export interface PoolOptions<J> {
   concurrency: number;

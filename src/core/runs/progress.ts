@@ -42,6 +42,8 @@ export class ProgressTracker {
   wrapClient(client: ModelClient, changed: () => void): ModelClient {
     return {
       id: client.id,
+      // Batch mode's gate goes with the client: the engine tells it when runs start and end.
+      ...(client.batch ? { batch: client.batch } : {}),
       complete: async (request, options) => {
         this.inFlight++;
         changed();

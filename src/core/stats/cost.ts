@@ -13,20 +13,3 @@ export function raeOnlySavings(retrievalRate: number, kPlus = 1, kMinus = 1): De
   // 1 − raeOnly/full equals (1 − r)·k₋/(k₊ + k₋); computed this way it matches the golden rounding exactly.
   return { callsPerTaskFull: full, callsPerTaskRaeOnly: raeOnly, savingFraction: 1 - raeOnly / full };
 }
-
-/** Total calls: n·k₊ + (n_cond + q·(n − n_cond))·k₋, where q is the share of non-retrieved tasks also run disabled. */
-export function raeOnlyCalls(n: number, nCond: number, kPlus = 1, kMinus = 1, q = 0): number {
-  return n * kPlus + (nCond + q * (n - nCond)) * kMinus;
-}
-
-/** Sequential planning: expected calls = E[τ]·(k₊ + r·k₋), E[τ] ≈ discordant pairs needed/(r·δ). */
-export function sequentialExpectedCalls(
-  discordantNeeded: number,
-  retrievalRate: number,
-  discordantRate: number,
-  kPlus = 1,
-  kMinus = 1,
-): { expectedTasks: number; expectedCalls: number } {
-  const expectedTasks = discordantNeeded / (retrievalRate * discordantRate);
-  return { expectedTasks, expectedCalls: expectedTasks * (kPlus + retrievalRate * kMinus) };
-}

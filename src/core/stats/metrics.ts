@@ -25,19 +25,7 @@ export function addOutcome(t: PairedCounts, o: PairedOutcome): void {
   else t.d++;
 }
 
-export function countsOf(outcomes: Iterable<PairedOutcome>): PairedCounts {
-  const t = emptyCounts();
-  for (const o of outcomes) addOutcome(t, o);
-  return t;
-}
-
 export const nOf = (t: PairedCounts): number => t.a + t.b + t.c + t.d;
-
-/** θ̂ = (b − c)/n, or null when n = 0. */
-export function effect(t: PairedCounts): number | null {
-  const n = nOf(t);
-  return n === 0 ? null : (t.b - t.c) / n;
-}
 
 export interface TableAnalysis extends PairedCounts {
   n: number;
@@ -148,22 +136,4 @@ export function paradoxExplanation(m: RetrievalMetrics): string | null {
     `tasks skills ${dir} (RAE ${m.RAE.toFixed(3)}): the lift reflects which tasks retrieve ` +
     `(selection term ${m.selectionTerm === null ? "n/a" : m.selectionTerm.toFixed(3)}), not what the skills do.`
   );
-}
-
-/** One task of a log: its paired outcome and the skills its enabled run got back. */
-export interface SkillTaskOutcome extends PairedOutcome {
-  skills: readonly string[];
-}
-
-/** Per-skill 2×2 tables over {t : s ∈ Sₜ}; the subsets overlap, so RAE_s is "tasks where s was returned". */
-export function perSkillCounts(tasks: Iterable<SkillTaskOutcome>): Map<string, PairedCounts> {
-  const out = new Map<string, PairedCounts>();
-  for (const t of tasks) {
-    for (const s of new Set(t.skills)) {
-      let c = out.get(s);
-      if (!c) out.set(s, (c = emptyCounts()));
-      addOutcome(c, t);
-    }
-  }
-  return out;
 }

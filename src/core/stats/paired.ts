@@ -2,7 +2,7 @@
  * Tests on one paired 2×2 table (docs/stats-spec.md §3). Everything conditions on the m = b + c discordant
  * pairs, X ~ Bin(m, ½). Orientation: b = rescued (enabled passes only), c = harmed; positive means skills help.
  */
-import { binomCdf, binomPmf, binomSf, normalSf } from "./special.js";
+import { binomCdf, binomPmf, binomSf } from "./special.js";
 
 /** Cells of one table: a both pass, b rescued, c harmed, d both fail. */
 export interface PairedCounts {
@@ -48,16 +48,6 @@ export function mcnemarOneSided(b: number, c: number): OneSidedP {
   const geB = binomSf(b - 1, m, 0.5);
   const leB = binomCdf(b, m, 0.5);
   return { helpfulExact: geB, harmfulExact: leB, helpfulMid: geB - 0.5 * atB, harmfulMid: leB - 0.5 * atB };
-}
-
-/** Asymptotic McNemar χ² (reference only); `null` when m = 0. */
-export function mcnemarChi2(b: number, c: number, continuity = false): { statistic: number; p: number } | null {
-  const m = b + c;
-  if (m === 0) return null;
-  const diff = continuity ? Math.abs(b - c) - 1 : b - c;
-  const statistic = (diff * diff) / m;
-  // χ²₁ survival = 2·(1 − Φ(√x)).
-  return { statistic, p: 2 * normalSf(Math.sqrt(statistic)) };
 }
 
 /** Smallest two-sided p reachable with m discordant pairs: 2^(−m) for mid-p, 2^(1−m) for exact (spec §2). */

@@ -4,7 +4,6 @@
  */
 import { normalQuantile, tCdf, tQuantile } from "./special.js";
 import type { Interval } from "./intervals.js";
-import { mcnemarExactP } from "./paired.js";
 
 export interface RepeatedSummary {
   T: number;
@@ -100,22 +99,4 @@ export function aaNoiseFloor(sMinus: readonly number[], k: number | readonly num
   });
   const usable = perTask.filter((q) => !Number.isNaN(q));
   return { perTask, floor: usable.length === 0 ? null : usable.reduce((s, q) => s + q, 0) / usable.length };
-}
-
-/** Single-run A/A: the disabled arm run twice. Flip rate = discordant share expected with no effect at all. */
-export function aaSingleRun(
-  run1: readonly (0 | 1 | boolean)[],
-  run2: readonly (0 | 1 | boolean)[],
-): { flips: number; flipRate: number | null; table: [number, number, number, number]; mcnemarExactP: number } {
-  let a = 0, b = 0, c = 0, d = 0;
-  for (let i = 0; i < run1.length; i++) {
-    const y1 = Number(run1[i]), y2 = Number(run2[i]);
-    // Orientation as §1: run 2 plays "enabled", run 1 "disabled".
-    if (y1 && y2) a++;
-    else if (!y1 && y2) b++;
-    else if (y1 && !y2) c++;
-    else d++;
-  }
-  const n = a + b + c + d;
-  return { flips: b + c, flipRate: n === 0 ? null : (b + c) / n, table: [a, b, c, d], mcnemarExactP: mcnemarExactP(b, c) };
 }

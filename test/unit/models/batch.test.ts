@@ -149,12 +149,18 @@ describe("batch mode (OpenAI Files + Batch API on the scripted server)", () => {
     assert.deepEqual(await reportOf(first.runFile), sync.report);
   });
 
-  it("a lost create answer makes no second batch; a batch gone at the provider is dropped and its requests re-sent", async () => {
+  it("a lost create or upload answer makes no second batch or file; a batch gone at the provider is dropped and its requests re-sent", async () => {
     const lost = await serve({ behave: ({ index }) => (index === 0 ? { loseCreateAnswer: true } : {}) });
     const a = await run(batchClient(lost, path.join(dir, "cache-lost")), { batch: true });
     assert.equal(a.result.failedRuns, 0);
     assert.equal(lost.batch.creates, ROUNDS, "the create whose answer was lost was found again, not repeated");
     assert.deepEqual(await reportOf(a.runFile), sync.report);
+
+    const lostUpload = await serve({ loseUploadAnswers: 1 });
+    const u = await run(batchClient(lostUpload, path.join(dir, "cache-lost-upload")), { batch: true });
+    assert.equal(u.result.failedRuns, 0);
+    assert.equal(lostUpload.batch.uploads, ROUNDS, "the upload whose answer was lost was found by its name, not repeated");
+    assert.equal(lostUpload.batch.creates, ROUNDS);
 
     const gone = await serve({ behave: ({ index }) => (index === 0 ? { hold: true } : {}) });
     const dropped = gone.batch.waitFor((e) => e.type === "poll" && e.batch.index === 0).then((e) => gone.batch.dropBatch((e as { batch: { id: string } }).batch.id));

@@ -18,25 +18,42 @@ function recordingLogger(): Logger & { lines: string[] } {
   return { lines, trace: rec("trace"), debug: rec("debug"), info: rec("info"), warn: rec("warn"), error: rec("error") };
 }
 
+/** A clock that only sleeping advances, and the sleeps asked for: backoff is observed without waiting. */
+function virtualClock() {
+  let t = 0;
+  const slept: number[] = [];
+  return {
+    slept,
+    options: {
+      now: () => t,
+      sleep: async (ms: number) => {
+        slept.push(ms);
+        t += ms;
+      },
+    },
+  };
+}
+
 /** A script that fails the first `failures` calls with `reply`, then answers "ok". */
 function failingThenOk(failures: number, reply: ScriptedReply) {
   return (_req: unknown, ctx: { callIndex: number }): ScriptedReply => (ctx.callIndex < failures ? reply : { content: "ok" });
 }
 
 describe("retry and error classification", () => {
-  it("honours Retry-After (measured) and retries exactly once", async () => {
+  it("honours Retry-After and retries exactly once; latency is the successful attempt's", async () => {
     const server = await startScriptedServer({ script: failingThenOk(1, { error: { status: 429, retryAfter: 0.4 } }) });
     try {
-      // Backoff alone would wait ~1 ms: the 400 ms can only come from the header.
-      const client = createOpenAIClient({ baseURL: server.url, model: "m", retryBaseMs: 1, maxBackoffMs: 2, env: {} });
-      const t0 = performance.now();
+      // An injected clock that only the backoff advances: latency that included the wait would be >= 400.
+      const clock = virtualClock();
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", retryBaseMs: 1, maxBackoffMs: 2, env: {}, ...clock.options });
       const r = await client.complete(ask, { sampleIndex: 0 });
-      const waited = performance.now() - t0;
       assert.equal(r.content, "ok");
       assert.equal(r.attempts, 2);
       assert.equal(server.calls, 2);
-      assert.ok(waited >= 390 && waited < 1500, `waited ${waited.toFixed(0)} ms for Retry-After 0.4 s`);
-      assert.ok(r.latencyMs < 300, `latency ${r.latencyMs} is of the successful attempt only`);
+      // Backoff alone would be 1-2 ms: 400 ms (plus at most 10% jitter) can only come from the header.
+      assert.equal(clock.slept.length, 1);
+      assert.ok(clock.slept[0]! >= 400 && clock.slept[0]! <= 440, `slept ${clock.slept[0]} ms for Retry-After 0.4 s`);
+      assert.equal(r.latencyMs, 0, "latency is of the successful attempt only");
     } finally {
       await server.close();
     }
@@ -45,10 +62,11 @@ describe("retry and error classification", () => {
   it("caps a huge Retry-After", async () => {
     const server = await startScriptedServer({ script: failingThenOk(1, { error: { status: 503, retryAfter: 3600 } }) });
     try {
-      const client = createOpenAIClient({ baseURL: server.url, model: "m", maxRetryAfterMs: 50, env: {} });
-      const t0 = performance.now();
+      const clock = virtualClock();
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", maxRetryAfterMs: 50, env: {}, ...clock.options });
       assert.equal((await client.complete(ask, { sampleIndex: 0 })).content, "ok");
-      assert.ok(performance.now() - t0 < 1000);
+      assert.equal(clock.slept.length, 1);
+      assert.ok(clock.slept[0]! >= 50 && clock.slept[0]! <= 55, `slept ${clock.slept[0]} ms, capped at 50 (+10% jitter)`);
     } finally {
       await server.close();
     }
@@ -125,11 +143,11 @@ describe("retry and error classification", () => {
     const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["stall"] } });
     try {
       const client = createOpenAIClient({ baseURL: server.url, model: "m", timeoutMs: 100, maxRetries: 1, retryBaseMs: 1, env: {} });
-      const t0 = performance.now();
       await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => e instanceof ModelRequestError && /timed out/.test(e.message));
-      const took = performance.now() - t0;
-      assert.ok(took >= 190 && took < 1500, `two 100 ms attempts took ${took.toFixed(0)} ms`);
       assert.equal(server.faultsInjected.stall, 2);
+      // Each attempt was given up by the client's own deadline: it hung up on both stalled requests.
+      await server.waitFor("aborted", (e) => e.seq === 2);
+      assert.deepEqual(server.events.filter((e) => e.type === "stalled" || e.type === "aborted").map((e) => `${e.type} ${e.seq}`).sort(), ["aborted 1", "aborted 2", "stalled 1", "stalled 2"]);
     } finally {
       await server.close();
     }
@@ -137,30 +155,34 @@ describe("retry and error classification", () => {
 });
 
 describe("cancellation", () => {
-  it("an abort during the request rejects with CancelledError promptly", async () => {
-    const server = await startScriptedServer({ script: () => ({ content: "late" }), latencyMs: 3000 });
+  it("an abort during the request rejects with CancelledError and hangs up before any answer", async () => {
+    // The reply is held until the test ends: only the abort can finish this call.
+    const server = await startScriptedServer({ script: () => ({ content: "late" }), latencyMs: 1, delay: () => new Promise(() => {}) });
     try {
       const client = createOpenAIClient({ baseURL: server.url, model: "m", env: {} });
       const ac = new AbortController();
-      const t0 = performance.now();
-      setTimeout(() => ac.abort(), 50);
-      await assert.rejects(client.complete(ask, { sampleIndex: 0, signal: ac.signal }), CancelledError);
-      assert.ok(performance.now() - t0 < 1000);
+      const pending = client.complete(ask, { sampleIndex: 0, signal: ac.signal });
+      await server.waitFor("request");
+      ac.abort();
+      await assert.rejects(pending, CancelledError);
+      await server.waitFor("aborted", (e) => e.seq === 1);
+      assert.equal(server.events.some((e) => e.type === "responded"), false);
     } finally {
       await server.close();
     }
   });
 
-  it("an abort in the middle of a streamed answer rejects with CancelledError promptly", async () => {
+  it("an abort in the middle of a streamed answer rejects with CancelledError", async () => {
     // A streamed stall sends headers and a first chunk, then nothing: the abort lands mid-stream.
     const server = await startScriptedServer({ script: () => ({ content: "x" }), faults: { rate: 1, kinds: ["stall"] } });
     try {
       const client = createOpenAIClient({ baseURL: server.url, model: "m", stream: true, env: {} });
       const ac = new AbortController();
-      setTimeout(() => ac.abort(), 80);
-      const t0 = performance.now();
-      await assert.rejects(client.complete(ask, { sampleIndex: 0, signal: ac.signal }), CancelledError);
-      assert.ok(performance.now() - t0 < 1000);
+      const pending = client.complete(ask, { sampleIndex: 0, signal: ac.signal });
+      await server.waitFor("chunk", (e) => e.seq === 1);
+      ac.abort();
+      await assert.rejects(pending, CancelledError);
+      await server.waitFor("aborted", (e) => e.seq === 1);
       assert.equal(server.faultsInjected.stall, 1, "exactly one attempt");
     } finally {
       await server.close();
@@ -170,12 +192,20 @@ describe("cancellation", () => {
   it("an abort during backoff rejects with CancelledError without another attempt", async () => {
     const server = await startScriptedServer({ script: () => ({ error: { status: 429, retryAfter: 5 } }) });
     try {
-      const client = createOpenAIClient({ baseURL: server.url, model: "m", env: {} });
       const ac = new AbortController();
-      setTimeout(() => ac.abort(), 100);
-      const t0 = performance.now();
-      await assert.rejects(client.complete(ask, { sampleIndex: 0, signal: ac.signal }), CancelledError);
-      assert.ok(performance.now() - t0 < 1000);
+      let backoffStarted!: () => void;
+      const inBackoff = new Promise<void>((r) => (backoffStarted = r));
+      // The real wait is 5 s; this one lasts until the abort, and says when it starts.
+      const sleep = (_ms: number, signal: AbortSignal | undefined) =>
+        new Promise<void>((resolve) => {
+          backoffStarted();
+          signal?.addEventListener("abort", () => resolve(), { once: true });
+        });
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", env: {}, sleep });
+      const pending = client.complete(ask, { sampleIndex: 0, signal: ac.signal });
+      await inBackoff;
+      ac.abort();
+      await assert.rejects(pending, CancelledError);
       assert.equal(server.calls, 1);
     } finally {
       await server.close();

@@ -2,8 +2,8 @@
 // clean run, with each request answered by the script exactly once (retries happen in the client only).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
-import type { ChatResponse } from "../../../src/core/models/types.js";
+import { createOpenAIClient, type AttemptDeadline } from "../../../src/core/models/openai-client.js";
+import type { ChatRequest, ChatResponse } from "../../../src/core/models/types.js";
 import { startScriptedServer, TRANSPORT_FAULTS, type FaultKind, type ScriptFn } from "../../support/scripted-server.js";
 
 const N = 30;
@@ -15,6 +15,11 @@ const script: ScriptFn = (req) => {
   return { content: `answer to ${text}: ${"x".repeat(text.length)}` };
 };
 
+/** The text of a request's last message (unique per request here: "task <i>"), from either side of the wire. */
+function lastText(messages: ReadonlyArray<{ content?: unknown }>): string {
+  return String(messages[messages.length - 1]?.content ?? "");
+}
+
 /** The comparable part of a response: what the agent loop acts on. */
 function outcome(r: ChatResponse): unknown {
   return { content: r.content, toolCalls: r.toolCalls.map((t) => [t.name, t.arguments]), finishReason: r.finishReason };
@@ -23,11 +28,22 @@ function outcome(r: ChatResponse): unknown {
 async function runAll(kinds: FaultKind[] | undefined, stream: boolean, retryAfterSeconds?: number, n = N): Promise<{ outcomes: unknown[]; calls: number; faults: Record<string, number>; attempts: number; perRequest: number[] }> {
   const server = await startScriptedServer({ script, ...(kinds ? { faults: { rate: 0.2, seed: 42, kinds, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) } } : {}) });
   try {
-    // A short timeout keeps "stall" cheap, but a timeout that fires on a slow (loaded) machine would make the
-    // client re-send a request the script already answered, so only runs with stalls get the short one.
-    const timeoutMs = kinds?.includes("stall") ? 1500 : 5000;
+    // An attempt's deadline fires when the server reports that very request stalled, never by time: a timer short
+    // enough to keep stalls cheap would also fire on ordinary requests of a loaded machine.
+    const bodies = new Map<number, string>();
+    server.onEvent((e) => {
+      if (e.type === "request") bodies.set(e.seq, lastText(e.body.messages));
+    });
+    const attemptDeadline = (request: ChatRequest): AttemptDeadline => {
+      const controller = new AbortController();
+      const text = lastText(request.messages);
+      const off = server.onEvent((e) => {
+        if (e.type === "stalled" && bodies.get(e.seq) === text) controller.abort();
+      });
+      return { signal: controller.signal, dispose: off };
+    };
     // No backoff beyond what the server asks for keeps the test fast.
-    const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream, timeoutMs, retryBaseMs: 1, maxBackoffMs: 5, maxRetries: 8, env: {} });
+    const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream, timeoutMs: 600_000, attemptDeadline, retryBaseMs: 1, maxBackoffMs: 5, maxRetries: 8, env: {} });
     const responses = await Promise.all(
       Array.from({ length: n }, (_, i) =>
         client.complete(
@@ -44,23 +60,16 @@ async function runAll(kinds: FaultKind[] | undefined, stream: boolean, retryAfte
 
 /**
  * Every attempt either met an injected fault or was served by the script, and transport faults never reach
- * the script. With stalls in play the client's short timeout can also fire on an ordinary request when the
- * machine is loaded (before or after the script served it; the script then serves it again, same answer),
- * so there only the weaker bounds hold.
+ * the script: each request is served exactly once. (Stalls end by the event-driven deadline above, so no timer can
+ * fire on an ordinary request and make the script serve it twice.)
  */
-function assertAccounting(run: { calls: number; faults: Record<string, number>; attempts: number }, withStalls: boolean, n = N): void {
+function assertAccounting(run: { calls: number; faults: Record<string, number>; attempts: number }, n = N): void {
   const faults = Object.values(run.faults).reduce((a, b) => a + b, 0);
-  if (withStalls) {
-    assert.ok(run.calls >= n, `served ${run.calls} >= ${n}`);
-    // Each answered request took one good attempt and each drawn fault one more (a draw belongs to one attempt).
-    assert.ok(run.attempts >= n + faults, `attempts ${run.attempts}, served ${run.calls}, faults ${faults}`);
-    return;
-  }
   assert.equal(run.attempts, run.calls + faults, `attempts ${run.attempts} = served ${run.calls} + faults ${faults}`);
   assert.equal(run.calls, n, "each request is served by the script exactly once");
 }
 
-// Each test owns its server, so a few run side by side (more would load the machine enough to trip timeouts).
+// Each test owns its server, so a few run side by side.
 describe("fault injection at 20%", { concurrency: 4 }, () => {
   for (const stream of [false, true]) {
     const mode = stream ? "streaming" : "non-streaming";
@@ -76,7 +85,7 @@ describe("fault injection at 20%", { concurrency: 4 }, () => {
         const faulty = await runAll([kind], stream);
         assert.ok((faulty.faults[kind] ?? 0) >= 2, `expected some ${kind} faults, got ${JSON.stringify(faulty.faults)}`);
         assert.deepEqual(faulty.outcomes, clean.outcomes);
-        assertAccounting(faulty, kind === "stall");
+        assertAccounting(faulty);
       });
     }
 
@@ -89,7 +98,7 @@ describe("fault injection at 20%", { concurrency: 4 }, () => {
       assert.ok(injected >= TRANSPORT_FAULTS.length, JSON.stringify(faulty.faults));
       for (const kind of TRANSPORT_FAULTS) assert.ok((faulty.faults[kind] ?? 0) >= 1, `every kind is covered: ${JSON.stringify(faulty.faults)}`);
       assert.deepEqual(faulty.outcomes, clean.outcomes);
-      assertAccounting(faulty, true, MIXED_N);
+      assertAccounting(faulty, MIXED_N);
     });
   }
 

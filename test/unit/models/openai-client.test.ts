@@ -24,9 +24,14 @@ function conversation(): ChatRequest {
 
 describe("openai client over the scripted server", () => {
   let server: ScriptedServer;
+  // One virtual clock for both sides: the server's 5 ms wait advances it, and the client reads latency from it.
+  let clock = 0;
   before(async () => {
     server = await startScriptedServer({
       latencyMs: 5,
+      delay: async (ms) => {
+        clock += ms;
+      },
       script: (req) => {
         const last = req.messages[req.messages.length - 1]!;
         if (req.tools && last.role === "user") return { toolCalls: [{ name: "load_skill", arguments: '{"name":"adding"}' }], usage: { prompt_tokens: 11, completion_tokens: 7 } };
@@ -40,7 +45,7 @@ describe("openai client over the scripted server", () => {
   for (const stream of [false, true]) {
     it(`round-trips a tool call and its result (${stream ? "streaming" : "non-streaming"})`, async () => {
       server.reset();
-      const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream, env: {} });
+      const client = createOpenAIClient({ baseURL: server.url, model: "scripted-model", stream, env: {}, now: () => clock });
       const first = await client.complete(conversation(), { sampleIndex: 0 });
       assert.equal(first.finishReason, "tool_calls");
       assert.equal(first.content, null);
@@ -49,7 +54,7 @@ describe("openai client over the scripted server", () => {
       assert.deepEqual(JSON.parse(first.toolCalls[0]!.arguments), { name: "adding" });
       assert.match(first.toolCalls[0]!.id, /^call_/);
       assert.deepEqual(first.usage, { promptTokens: 11, completionTokens: 7 });
-      assert.ok(first.latencyMs >= 4, `latency ${first.latencyMs} should include the server's 5 ms`);
+      assert.equal(first.latencyMs, 5, "latency covers the exchange, the server's wait included");
       assert.equal(first.attempts, 1);
 
       const req2 = conversation();

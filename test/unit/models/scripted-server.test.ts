@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { startScriptedServer } from "../../support/scripted-server.js";
 
-const post = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
-  fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+const post = (url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> =>
+  fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body), signal });
 
 describe("scripted server", () => {
   it("lists models, answers 404 for other routes and 400 for bodies that are not chat requests", async () => {
@@ -40,15 +40,26 @@ describe("scripted server", () => {
 
   it("waits latencyMs before answering and passes callIndex in order", async () => {
     const seen: number[] = [];
-    const server = await startScriptedServer({ latencyMs: 60, script: (_req, ctx) => (seen.push(ctx.callIndex), { content: "x" }) });
+    const asked: number[] = [];
+    let release!: () => void;
+    // The injected delay holds the first reply until the test releases it: the order of events shows the wait.
+    const delay = (ms: number) => {
+      asked.push(ms);
+      return asked.length === 1 ? new Promise<void>((r) => (release = r)) : Promise.resolve();
+    };
+    const server = await startScriptedServer({ latencyMs: 60, delay, script: (_req, ctx) => (seen.push(ctx.callIndex), { content: "x" }) });
     try {
-      const t0 = performance.now();
-      const r = await post(server.url, { model: "m", messages: [{ role: "user", content: "hi" }] });
-      assert.equal(r.status, 200);
-      assert.ok(performance.now() - t0 >= 55);
+      const first = post(server.url, { model: "m", messages: [{ role: "user", content: "hi" }] });
+      await server.waitFor("request", (e) => e.seq === 1);
+      assert.deepEqual(asked, [60]);
+      assert.deepEqual(seen, [], "the script is not asked before the latency has passed");
+      release();
+      assert.equal((await first).status, 200);
       await post(server.url, { model: "m", messages: [{ role: "user", content: "again" }] });
       assert.deepEqual(seen, [0, 1]);
+      assert.deepEqual(asked, [60, 60]);
       assert.equal(server.requests[1]!.messages[0]!.content, "again");
+      assert.deepEqual(server.events.map((e) => `${e.type} ${e.seq}`), ["request 1", "responded 1", "request 2", "responded 2"]);
     } finally {
       await server.close();
     }
@@ -75,15 +86,30 @@ describe("scripted server", () => {
     }
   });
 
-  it("close() returns promptly with stalled requests open", async () => {
+  it("close() returns with stalled requests open, and ends them with a connection error", { timeout: 60_000 }, async () => {
     const server = await startScriptedServer({ script: () => ({ content: "x" }), faults: { rate: 1, kinds: ["stall"] } });
     const pending = [0, 1, 2].map((i) => post(server.url, { model: "m", messages: [{ role: "user", content: `s${i}` }], stream: i === 2 }).then((r) => r.text()).catch((e: unknown) => e));
-    await new Promise((r) => setTimeout(r, 50));
-    const t0 = performance.now();
+    for (const seq of [1, 2, 3]) await server.waitFor("stalled", (e) => e.seq === seq);
+    // A close that hung would run into the test's timeout.
     await server.close();
-    assert.ok(performance.now() - t0 < 500, "close did not hang");
     const results = await Promise.all(pending);
     assert.ok(results.every((r) => r instanceof Error), "stalled requests end with a connection error");
     assert.equal(server.faultsInjected.stall, 3);
+  });
+
+  it("reports what happens to each request: chunks as they are written, and a client that hangs up", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "abc" }), faults: { rate: 1, kinds: ["stall"] } });
+    try {
+      const ac = new AbortController();
+      const pending = post(server.url, { model: "m", messages: [{ role: "user", content: "s" }], stream: true }, {}, ac.signal).then((r) => r.text()).catch((e: unknown) => e);
+      const chunk = await server.waitFor("chunk");
+      assert.deepEqual([chunk.seq, chunk.n], [1, 1]);
+      ac.abort();
+      await server.waitFor("aborted", (e) => e.seq === 1);
+      assert.ok((await pending) instanceof Error);
+      assert.deepEqual(server.events.map((e) => e.type), ["request", "chunk", "stalled", "aborted"]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -39,7 +39,7 @@ test("HTML export: strict CSP meta, no scripts, every model/task/skill/answer te
   assert.ok(!/onerror=/i.test(html.replace(/onerror=&quot;/g, "")), "no live event handler attribute");
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"), "script text shown escaped");
   assert.ok(html.includes("&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;"), "img text shown escaped");
-  assertOnlyOwnTags(html, /<\/?(?:!DOCTYPE html|html|head|meta|title|style|body|h1|h2|h3|section|p|strong|table|thead|tbody|tr|th|td|ul|li|code|div|span|svg|rect|circle|line|text|title)\b[^<>]*>/g, "html");
+  assertOnlyOwnTags(html, /<\/?(?:!DOCTYPE html|html|head|meta|title|style|body|h1|h2|h3|h4|details|summary|section|p|strong|table|thead|tbody|tr|th|td|ul|li|code|div|span|svg|rect|circle|line|text|title)\b[^<>]*>/g, "html");
 });
 
 test("markdown: no raw HTML from untrusted text survives; table cells cannot be split by '|'", () => {

@@ -1,10 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { golden, assertAbs, assertRel } from "./golden.js";
-import {
-  BettingCS, bettingCsPath, bettingLogCapital, fixedSampleDiscordant, mixtureConfidenceSequence, mixtureEValues,
-  normalMixtureBoundary, normalMixtureOptimalRho, sprtAsn, sprtFirstDecision, sprtLlrPath, sprtThresholds, toUnit,
-} from "../../../src/core/stats/index.js";
+import { BettingCS, mixtureEValues } from "../../../src/core/stats/index.js";
+import { bettingCsPath, bettingLogCapital, fixedSampleDiscordant, mixtureConfidenceSequence, normalMixtureBoundary, normalMixtureOptimalRho, sprtAsn, sprtFirstDecision, sprtLlrPath, sprtThresholds, toUnit } from "../../support/stats-reference/index.js";
 
 const seq = golden.sequential;
 

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { golden } from "./golden.js";
-import { SequentialMonitor, mixtureEValues, bettingCsPath, type PairOutcomeKind } from "../../../src/core/stats/index.js";
+import { SequentialMonitor, mixtureEValues, type PairOutcomeKind } from "../../../src/core/stats/index.js";
+import { bettingCsPath } from "../../support/stats-reference/index.js";
 
 test("SequentialMonitor decides 'helpful' at the golden first crossing (pair 28 of the 30-pair sequence)", () => {
   const bb = golden.sequential.beta_binomial_mixture;
