@@ -1,7 +1,7 @@
 // One build script, four bundles: extension host, CLI, sandbox worker (all node/cjs) and the report webview (browser).
 // Pyodide's runtime files are copied beside the bundle, never bundled (see docs in src/core/sandbox/README.md).
 import * as esbuild from "esbuild";
-import { copyFileSync, existsSync, mkdirSync, rmSync, chmodSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, chmodSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -16,6 +16,8 @@ const dist = outdirArg > 0 ? path.resolve(process.argv[outdirArg + 1]) : path.jo
 
 const common = {
   bundle: true,
+  // jsonc-parser's UMD build loads its parts with a require() esbuild cannot follow; its ESM build bundles whole.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   sourcemap: !production,
   minify: production,
   // Minified names would reach users: error classes name themselves (`this.name = new.target.name`) and the log
@@ -39,6 +41,21 @@ function copyPyodide() {
   for (const f of ["pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "package.json"]) {
     copyFileSync(path.join(pkgDir, f), path.join(out, f));
   }
+}
+
+/**
+ * The JSON Schema of `evals/evals.json`, generated from its zod schema (src/core/tasks/evals-file.ts) so the editor's
+ * completion and squiggles and the loader's errors come from one definition. package.json contributes it as
+ * jsonValidation for `**\/evals/evals.json`.
+ */
+async function writeEvalsSchema() {
+  const out = path.join(dist, "schemas");
+  const tmp = path.join(out, "evals-schema.cjs");
+  mkdirSync(out, { recursive: true });
+  await esbuild.build({ ...common, sourcemap: false, entryPoints: [path.join(root, "src/core/tasks/evals-file.ts")], outfile: tmp, platform: "node", format: "cjs", logLevel: "warning" });
+  const { evalsJsonSchema } = require(tmp);
+  writeFileSync(path.join(out, "evals.schema.json"), `${JSON.stringify(evalsJsonSchema(), null, 2)}\n`);
+  rmSync(tmp, { force: true });
 }
 
 async function main() {
@@ -79,6 +96,7 @@ async function main() {
     await Promise.all(contexts.map((c) => c.dispose()));
   }
   copyPyodide();
+  await writeEvalsSchema();
   if (existsSync(path.join(dist, "cli.js"))) chmodSync(path.join(dist, "cli.js"), 0o755);
 }
 

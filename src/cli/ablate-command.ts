@@ -13,7 +13,7 @@ import { planAblation, runAblation } from "../core/runs/ablate.js";
 import { describeEstimate } from "../core/runs/ablation-plan.js";
 import { readRunFile } from "../core/runs/store.js";
 import { scanSkills } from "../core/skills/index.js";
-import { loadTaskSet } from "../core/tasks/index.js";
+import { loadSkillEvals, loadTaskSet } from "../core/tasks/index.js";
 import { intOption, numberOption, parse } from "./args.js";
 import { ensureDataDir } from "../core/layout.js";
 import { cliLayout } from "./paths.js";
@@ -67,9 +67,11 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));
   const target = scan.skills.find((s) => s.name === values.skill);
   if (!target) throw new InputError(`no skill named '${values.skill}' in ${skillPaths.join(", ")} (the run has ${h.skills.map((s) => s.name).join(", ")})`);
+  // A run on the skills' own evals reads them again from the library (the header names their folder, not a file).
+  const ownEvals = values.tasks === undefined && h.taskSet.format === "skill-evals";
   const tasksFile = path.resolve(values.tasks ?? h.taskSet.file);
-  if (!existsSync(tasksFile)) throw new InputError(`${tasksFile}: the run's task set is not there; pass --tasks <file>`, { file: tasksFile });
-  const taskSet = await loadTaskSet(tasksFile);
+  if (!ownEvals && !existsSync(tasksFile)) throw new InputError(`${tasksFile}: the run's task set is not there; pass --tasks <file>`, { file: tasksFile });
+  const taskSet = ownEvals ? loadSkillEvals(scan.skills) : await loadTaskSet(tasksFile);
 
   // A local run re-runs the same GGUF in-process (checked by sha256); any other goes to the run's endpoint.
   const local = isLocalModelName(h.model.name) ? await openRunLocalModel(h.model, { logger, signal }) : undefined;

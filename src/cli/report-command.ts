@@ -2,15 +2,19 @@ import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { buildReport, failOn, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
+import { buildReport, failOn, skillCreatorExport, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
 import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
 import { mergeShardRuns, type LoadedRun } from "../core/runs/merge.js";
-import { readRunSummaries } from "../core/runs/store.js";
+import { readRunFile, readRunSummaries } from "../core/runs/store.js";
+import type { RunRecord } from "../core/runs/types.js";
 import { ReportFormatSchema } from "../shared/vocabulary/index.js";
 import { choice, numberOption, parse } from "./args.js";
 
 export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv] [--out <file>]
     [--fail-on harmful|any-harm] [--alpha <a>] [--exact]
+       skill-following report <run.jsonl>... --format skill-creator [--out] <dir>
+skill-creator writes skill evals in skill-creator's iteration layout (per skill: benchmark.json; per eval:
+with_skill/ and without_skill/ runs with outputs, grading.json and timing.json) for its viewer.
 Section ablations (\`ablate\`) beside a run file are read with it; an ablation file may also be named directly.
 Shard run files (\`run --shard k/n\`) are merged as \`merge\` would (a missing shard is a warning).
 Exit codes: 0 done; 2 bad input; 3 the --fail-on condition holds.`;
@@ -33,7 +37,13 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   const failMode = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["harmful", "any-harm"] as const, "harmful");
   const alpha = numberOption(values.alpha, "--alpha", 1e-6, 0.5) ?? 0.05;
 
+  // `--format skill-creator <dir>`: a last argument that is no file is the export folder.
+  let outDir = format === "skill-creator" ? values.out : undefined;
+  if (format === "skill-creator" && outDir === undefined && positionals.length > 1 && !isRegularFile(path.resolve(positionals[positionals.length - 1]!))) outDir = positionals.pop();
+  if (format === "skill-creator" && outDir === undefined) throw new InputError(`--format skill-creator writes a folder: give it with --out <dir>\n\n${REPORT_USAGE}`);
   const loaded: LoadedRun[] = [];
+  // The skill-creator export writes every output and transcript size: it reads whole records, not summaries.
+  const whole: LoadedRun<RunRecord>[] = [];
   const ablationFiles = new Set<string>();
   for (const file of positionals) {
     const abs = path.resolve(file);
@@ -41,9 +51,16 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
       ablationFiles.add(abs);
       continue;
     }
-    const contents = await readRunSummaries(abs);
-    for (const w of contents.warnings) logger.warn(w);
-    loaded.push({ file: abs, header: contents.header, records: contents.records, stops: contents.stops });
+    if (format === "skill-creator") {
+      const contents = await readRunFile(abs);
+      for (const w of contents.warnings) logger.warn(w);
+      whole.push({ file: abs, header: contents.header, records: contents.records, stops: contents.stops });
+      loaded.push(whole[whole.length - 1]!);
+    } else {
+      const contents = await readRunSummaries(abs);
+      for (const w of contents.warnings) logger.warn(w);
+      loaded.push({ file: abs, header: contents.header, records: contents.records, stops: contents.stops });
+    }
     for (const sibling of siblingAblationFiles(abs)) ablationFiles.add(sibling);
   }
   const runs = mergeShardRuns(loaded, logger);
@@ -54,6 +71,7 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
     ablations.push(a);
   }
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
+  if (format === "skill-creator") return writeExport(skillCreatorExport(mergeShardRuns(whole, logger), report), outDir!, logger);
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
   const output = render(report);
   if (values.out) {
@@ -71,6 +89,22 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
     logger.warn(`--fail-on ${failMode}: the condition holds`);
     return 3;
   }
+  return 0;
+}
+
+function writeExport(files: ReturnType<typeof skillCreatorExport>, dir: string, logger: Logger): number {
+  if (files.length === 0) throw new InputError("the run files hold no skill evals to export (run with the skills' own evals as tasks)", { hintIds: ["taskSet"] });
+  const root = path.resolve(dir);
+  try {
+    for (const f of files) {
+      const target = path.join(root, f.path);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, f.text);
+    }
+  } catch (e) {
+    throw new InputError(`${dir}: cannot write the export: ${(e as Error).message}; choose another folder`, { file: dir, cause: e });
+  }
+  logger.info(`wrote ${files.length} files in skill-creator's layout to ${root}`);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { ensureDataDir, freshRunFile, taskSetCacheDir } from "../core/layout.js";
+import { ensureDataDir, freshRunFile } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
@@ -18,19 +18,20 @@ import { evaluate } from "../core/runs/evaluate.js";
 import { readRunSummaries } from "../core/runs/store.js";
 import { assertShardable, parseShardSpec } from "../core/runs/shard.js";
 import { scanSkills } from "../core/skills/index.js";
-import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
-import { loadTaskSet } from "../core/tasks/index.js";
+import { TASK_SET_CATALOG } from "../core/tasks/download.js";
 import { parse } from "./args.js";
 import { cliLayout } from "./paths.js";
 import { SETTING_OPTIONS, runSettingsFromArgs, settingsUsage } from "./settings.js";
+import { judgeEndpoint, resolveTaskSet } from "./task-source.js";
 import { progressLine } from "../shared/progress.js";
 
-const TASK_SET_NAMES = TASK_SET_CATALOG.map((e) => e.name).join("|");
+const TASK_SET_NAMES = [...TASK_SET_CATALOG.map((e) => e.name), "skill-evals"].join("|");
 
 /** The flags that are not evaluation options: what to evaluate, which endpoint, where the run file goes, logging. */
 const INPUT_OPTIONS = {
   skills: { type: "string", multiple: true },
   tasks: { type: "string" },
+  "trigger-evals": { type: "string", multiple: true },
   model: { type: "string" },
   "base-url": { type: "string" },
   out: { type: "string" },
@@ -47,7 +48,11 @@ const options = { ...INPUT_OPTIONS, ...SETTING_OPTIONS };
 
 export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>... --tasks <file|${TASK_SET_NAMES}> [--model <name>] [options]
   --skills <path>...            Skill folders or SKILL.md files (repeat the flag, or separate with commas).
-  --tasks <file|name>           A task file (JSONL, EvalPlus, GSM8K, MATH-500), or a public set by name (downloaded once).
+  --tasks <file|name>           A task file (JSONL, EvalPlus, GSM8K, MATH-500), a public set by name (downloaded once), or
+                                skill-evals: every skill's own evals/evals.json (tasks <skill>/<id>; free-text expectations
+                                are graded by a blind judge model).
+  --trigger-evals <file>...     skill-creator trigger sets ([{"query", "should_trigger"}]), run in the enabled condition
+                                only: whether each prompt loads the skill.
   --model <name>                Model name sent to the endpoint. Default: SKILL_FOLLOWING_MODEL, else the endpoint's first.
                                 local:<name> or local:<file.gguf> runs a GGUF model in-process (no server, no key).
   --base-url <url>              OpenAI-compatible endpoint. Default: OPENAI_BASE_URL, else OpenAI, else a local Ollama,
@@ -62,7 +67,7 @@ export const RUN_USAGE = `usage: skill-following run --skills <dir-or-SKILL.md>.
 Evaluation options:
   --rae-only                    Short for --design rae-only.
 ${settingsUsage()}
-The API key comes from OPENAI_API_KEY (never a flag).
+The API key comes from OPENAI_API_KEY (never a flag); a judge on another endpoint uses SKILL_FOLLOWING_JUDGE_API_KEY.
 Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 4 the model endpoint or the download location
 could not be reached; 130 interrupted.`;
 
@@ -77,7 +82,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   // --skills takes one or more values: `--skills a --skills b` or `--skills a,b`.
   const skillPaths = (values.skills ?? []).flatMap((s) => s.split(",")).filter(Boolean);
   if (skillPaths.length === 0) throw new InputError(`--skills is required\n\n${RUN_USAGE}`);
-  if (!values.tasks) throw new InputError(`--tasks is required\n\n${RUN_USAGE}`);
+  const triggerFiles = (values["trigger-evals"] ?? []).flatMap((s) => s.split(",")).filter(Boolean);
+  if (!values.tasks && triggerFiles.length === 0) throw new InputError(`--tasks is required\n\n${RUN_USAGE}`);
   const settings = runSettingsFromArgs(values);
   const shard = values.shard === undefined ? undefined : parseShardSpec(values.shard);
   // Refused before any download or model lookup: the combination can never run.
@@ -91,9 +97,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   }
   if (scan.skills.length === 0) throw new InputError(`no usable skills found in ${skillPaths.join(", ")} (each skill is <folder>/SKILL.md with name and description)`);
 
-  const tasksFile = await resolveTasksFile(values.tasks, values.mirror ?? process.env.SKILL_FOLLOWING_TASKS_MIRROR, logger, signal);
-  const taskSet = await loadTaskSet(tasksFile);
-  for (const issue of taskSet.issues) logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
+  const taskSet = await resolveTaskSet(values.tasks, triggerFiles, scan.skills, logger, signal, values.mirror ?? process.env.SKILL_FOLLOWING_TASKS_MIRROR);
 
   const config = await resolveModelConfig({ model: values.model, baseUrl: values["base-url"], env: process.env, logger, noLocal: values["no-local"] ?? false, signal });
   // Only the endpoint is shown or recorded: credentials and query strings can hold keys.
@@ -111,7 +115,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
         ? createOpenAIBatchClient({ ...clientOptions, ...(settings.responseCache ? { responsesDir: layout.responsesDir } : {}), ...batchPollOption(process.env) })
         : createOpenAIClient(clientOptions));
     const model = local?.name ?? config.model;
-    return await evaluateAndReport({ values, skillPaths, scan, taskSet, settings: effective, shard, inner, model, endpoint, layout, logger, signal });
+    return await evaluateAndReport({ values, skillPaths, scan, taskSet, settings: effective, shard, inner, model, endpoint, config, layout, logger, signal });
   } finally {
     // The weights (hundreds of MB) are freed as soon as the evaluation is over.
     await local?.dispose();
@@ -140,16 +144,19 @@ interface EvaluationInputs {
   inner: ModelClient;
   model: string;
   endpoint: string | undefined;
+  /** The evaluated model's endpoint: a judge on the same endpoint reuses its key. */
+  config: { baseURL?: string; apiKey?: string; model: string };
   layout: ReturnType<typeof cliLayout>;
   logger: Logger;
   signal: AbortSignal;
 }
 
 async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
-  const { values, skillPaths, scan, taskSet, settings, shard, inner, model, endpoint, layout, logger, signal } = i;
+  const { values, skillPaths, scan, taskSet, settings, shard, inner, model, endpoint, config, layout, logger, signal } = i;
   // The data folder (and its .gitignore) only when something goes there: the run file or the caches.
   if (!values.out || !values["cache-dir"]) ensureDataDir(layout);
   const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
+  const judge = judgeEndpoint(settings, config, process.env, layout.responsesDir, logger);
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
   const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
@@ -165,6 +172,7 @@ async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
       client,
       model,
       ...(endpoint ? { baseUrl: endpoint } : {}),
+      ...(judge ? { judge } : {}),
       grader,
       runFile,
       resume: values.resume ?? false,
@@ -216,13 +224,4 @@ function skillsLabel(paths: readonly string[]): string {
   if (paths.length !== 1) return "library";
   const p = path.resolve(paths[0]!);
   return path.basename(path.basename(p) === "SKILL.md" ? path.dirname(p) : p);
-}
-
-/** `--tasks` is a file, or the name of a public set (downloaded once into the user's cache). */
-async function resolveTasksFile(value: string, mirror: string | undefined, logger: Logger, signal: AbortSignal): Promise<string> {
-  if (existsSync(value)) return path.resolve(value);
-  const entry = TASK_SET_CATALOG.find((e) => e.name === value);
-  if (!entry) throw new InputError(`--tasks ${value}: no such file, and not a known task set (${TASK_SET_CATALOG.map((e) => e.name).join(", ")})`);
-  const result = await downloadTaskSet(entry.name as TaskSetName, { cacheDir: taskSetCacheDir(), logger, signal, ...(mirror ? { baseUrl: mirror } : {}) });
-  return result.file;
 }

@@ -23,6 +23,9 @@ export const SETTING_FLAGS: Readonly<Record<RunSettingKey, { flag: string; value
   shuffleSeed: { flag: "shuffle-seed", value: "n" },
   alpha: { flag: "alpha", value: "a" },
   timeoutSeconds: { flag: "timeout", value: "seconds" },
+  judgeModel: { flag: "judge-model", value: "name" },
+  judgeBaseUrl: { flag: "judge-base-url", value: "url" },
+  judgeRepeats: { flag: "judge-repeats", value: "k" },
   responseCache: { flag: "no-cache", negates: true },
   batch: { flag: "batch" },
 };
@@ -46,6 +49,10 @@ export function flagUsage(key: RunSettingKey): string {
 function convert(key: RunSettingKey, raw: string, spec: RunSettingSpec): number | string {
   if (spec.enum) {
     if (!spec.enum.includes(raw)) throw new InputError(`--${SETTING_FLAGS[key].flag} must be ${describeAccepted(spec)} (got '${raw}')`);
+    return raw;
+  }
+  if (spec.type === "string") {
+    if (raw.trim() === "") throw new InputError(`--${SETTING_FLAGS[key].flag} needs a value`);
     return raw;
   }
   const n = raw.trim() === "" ? Number.NaN : Number(raw);

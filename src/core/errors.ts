@@ -86,3 +86,9 @@ export class CancelledError extends SkillFollowingError {
 export function located(file: string, line: number | undefined, message: string): string {
   return line === undefined ? `${file}: ${message}` : `${file}:${line}: ${message}`;
 }
+
+/**
+ * The skill-eval judge could not grade an answer: its endpoint failed after retries, or its reply is not a grading.
+ * The run is left ungraded (its pair incomplete) and resuming grades it again; it is never a task failure.
+ */
+export class JudgeError extends SkillFollowingError {}

@@ -39,6 +39,27 @@ export const RunSettingsSchema = z
     shuffleSeed: z.number().int().min(0).default(1).describe("Seed of the task order when stopping early, and of the RAE-only control sample."),
     alpha: z.number().min(1e-6).max(0.5).default(0.05).describe("Significance level for intervals, Holm-adjusted verdicts and the early-stopping rule."),
     timeoutSeconds: z.number().min(1).max(3600).default(120).describe("Seconds before a model request to an OpenAI-compatible endpoint is abandoned (and retried)."),
+    judgeModel: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe("Skill evals: the model that grades free-text expectations (blind, at temperature 0). Default: the evaluated model."),
+    judgeBaseUrl: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe("Skill evals: the OpenAI-compatible endpoint of the judge model. Default: the evaluated model's endpoint."),
+    judgeRepeats: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(1)
+      .describe(
+        "Skill evals: how many times the judge grades each output. Above 1 the report gives the judge's self-agreement, Cohen's kappa, the pairs whose outcome flips between gradings, and RAE without them.",
+      ),
     responseCache: z
       .boolean()
       .default(true)
@@ -108,6 +129,7 @@ export const RUN_SETTING_SPECS: Readonly<Record<RunSettingKey, RunSettingSpec>> 
 export function describeAccepted(spec: RunSettingSpec): string {
   if (spec.enum) return `one of ${spec.enum.join(", ")}`;
   if (spec.type === "boolean") return "true or false";
+  if (spec.type === "string") return "a non-empty text";
   const what = spec.type === "integer" ? "a whole number" : "a number";
   if (spec.minimum !== undefined && spec.maximum !== undefined) return `${what} from ${spec.minimum} to ${spec.maximum}`;
   if (spec.minimum !== undefined) return `${what} ≥ ${spec.minimum}`;

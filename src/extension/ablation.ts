@@ -9,7 +9,7 @@ import { describeEstimate } from "../core/runs/ablation-plan.js";
 import { scanSkills } from "../core/skills/index.js";
 import { skillContentHash } from "../core/skills/hash.js";
 import { sectionDeletionRange } from "../core/skills/sections.js";
-import { loadTaskSet } from "../core/tasks/index.js";
+import { loadSkillEvals, loadTaskSet } from "../core/tasks/index.js";
 import { COMMANDS } from "./command-ids.js";
 import { runSettingsFromConfig } from "./config-schema.js";
 import { needs } from "./errors-ui.js";
@@ -77,7 +77,8 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
   const run = await svc.runs.load(last.runFile);
   const h = run.header;
   const scan = await scanSkills(h.skills.map((s) => s.file));
-  const taskSet = await loadTaskSet(h.taskSet.file);
+  // A run on the skills' own evals reads them again from the library (the header names their folder, not a file).
+  const taskSet = h.taskSet.format === "skill-evals" ? loadSkillEvals(scan.skills) : await loadTaskSet(h.taskSet.file);
   const settings = runSettingsFromConfig(svc.config.get());
   // A local run re-runs its own GGUF (checked by sha256); `dispose` frees it afterwards. Section ablation calls
   // the model one request at a time, whatever the batch setting.

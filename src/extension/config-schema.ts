@@ -26,6 +26,9 @@ export const RUN_SETTING_CONFIG_KEYS = {
   shuffleSeed: "shuffleSeed",
   alpha: "alpha",
   timeoutSeconds: "requestTimeoutSeconds",
+  judgeModel: "judgeModel",
+  judgeBaseUrl: "judgeBaseUrl",
+  judgeRepeats: "judgeRepeats",
   responseCache: "responseCache",
   batch: "batch",
 } as const satisfies Record<RunSettingKey, string>;

@@ -2,18 +2,19 @@ import * as vscode from "vscode";
 import path from "node:path";
 import { readSkillFile } from "../core/skills/index.js";
 import type { Skill } from "../core/skills/types.js";
-import { loadTaskSet } from "../core/tasks/index.js";
+import { EVALS_FILE, SKILL_EVALS, loadSkillEvals, loadTaskSet } from "../core/tasks/index.js";
+import type { TaskSet } from "../core/tasks/schema.js";
 import { sha256Hex } from "../core/skills/hash.js";
 import { COMMANDS } from "./command-ids.js";
 import { needs } from "./errors-ui.js";
 import { freshRunFile } from "../core/layout.js";
 import { runSettingsFromConfig } from "./config-schema.js";
-import { resolveClient } from "./models/client.js";
+import { resolveClient, resolveJudge } from "./models/client.js";
 import { pickModels, pickTaskSet, rememberModel, rememberTaskSet } from "./pickers.js";
 import { buildReportView, skillResults } from "./report-view-model.js";
 import type { Services } from "./services.js";
 import { isSkillDocument } from "./skill-documents.js";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { ReportView } from "../shared/report-view.js";
 
 /** Options a caller (CodeLens, evaluate-on-save, tests, Compare Models) may fix so no picker is shown. */
@@ -22,6 +23,8 @@ export interface EvaluateOptions {
   model?: string;
   /** Do not open or reveal the report panel (evaluate-on-save refreshes open panels instead). */
   background?: boolean;
+  /** The skill has its own evals: the task-set picker offers them first. */
+  ownEvals?: { skill: string; cases: number };
   /** Compare Models: which of the models this is ("model 2 of 3 (name)"). */
   ordinal?: string;
 }
@@ -53,20 +56,21 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
     await needs("An evaluation is already running.", "Cancel It", () => vscode.commands.executeCommand(COMMANDS.cancelEvaluation.id));
     return undefined;
   }
-  const taskSetFile = opts.taskSet ?? (await pickTaskSet(svc));
+  const taskSetFile = opts.taskSet ?? (await pickTaskSet(svc, opts.ownEvals));
   if (!taskSetFile) return undefined;
   const modelName = opts.model ?? (await pickModels(svc, false))?.[0];
   if (!modelName) return undefined;
-  if (opts.taskSet) await rememberTaskSet(svc, opts.taskSet);
+  if (opts.taskSet && opts.taskSet !== SKILL_EVALS) await rememberTaskSet(svc, opts.taskSet);
   if (opts.model) await rememberModel(svc, opts.model);
 
   const cfg = svc.config.get();
   const settings = runSettingsFromConfig(cfg);
   // A local model loads on its first call; `dispose` frees it once the evaluation is over.
   const { client, modelName: resolvedModel, baseUrl, dispose } = await resolveClient(svc, modelName, settings);
+  const judge = await resolveJudge(svc, settings, { client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}) });
   // The whole set: the engine applies the limit itself, after the seeded shuffle when stopping early.
-  const taskSet = await loadTaskSet(taskSetFile);
-  for (const issue of taskSet.issues.slice(0, 20)) svc.logger.warn(`${issue.file}:${issue.line}: ${issue.message}`);
+  const taskSet: TaskSet = taskSetFile === SKILL_EVALS ? loadSkillEvals(skills) : await loadTaskSet(taskSetFile);
+  for (const issue of taskSet.issues.slice(0, 20)) svc.logger.warn(`${issue.file}:${issue.line}${issue.column !== undefined ? `:${issue.column}` : ""}: ${issue.message}`);
   if (taskSet.issues.length > 20) svc.logger.warn(`… and ${taskSet.issues.length - 20} more problems in ${taskSetFile}`);
 
   // A cancelled evaluation with the same inputs is resumed rather than started over. How fast it runs (concurrency,
@@ -79,7 +83,7 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   svc.logger.info(`${resume ? "resuming" : "starting"} evaluation of ${label} on ${taskSet.name} (${taskSet.tasks.length} tasks) with ${resolvedModel} → ${runFile}`);
 
   const outcome = await svc.runner
-    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), settings, label, runFile, resume, ...(opts.ordinal ? { ordinal: opts.ordinal } : {}) })
+    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), ...(judge ? { judge } : {}), settings, label, runFile, resume, ...(opts.ordinal ? { ordinal: opts.ordinal } : {}) })
     .catch(async (err: unknown) => {
       // A failed evaluation (bad key, endpoint down) keeps its finished runs: the next identical one resumes it.
       if (existsSync(runFile)) await svc.results.setIncompleteRun(configKey, runFile);
@@ -139,7 +143,21 @@ export async function evaluateSkill(svc: Services, uriArg?: unknown, opts: Evalu
   const last = svc.results.get(uri.fsPath);
   // Re-evaluating from the CodeLens or a quick fix reuses the last task set and model: one click, no pickers.
   const reuse = last && uriArg instanceof vscode.Uri ? { taskSet: last.taskSetFile, model: last.model } : {};
-  return runEvaluation(svc, [skill], skill.name, { ...reuse, ...opts });
+  return runEvaluation(svc, [skill], skill.name, { ...reuse, ...ownEvalsOf(skill), ...opts });
+}
+
+/** A skill with evals/evals.json is offered its own evals first (the count is what a quick read finds). */
+function ownEvalsOf(skill: Skill): Pick<EvaluateOptions, "ownEvals"> {
+  const file = path.join(skill.dir, EVALS_FILE);
+  if (!existsSync(file)) return {};
+  let cases = 0;
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as { evals?: unknown };
+    cases = Array.isArray(parsed.evals) ? parsed.evals.length : 0;
+  } catch {
+    // A broken file is still offered: evaluating it names the line and column of the problem.
+  }
+  return { ownEvals: { skill: skill.name, cases } };
 }
 
 /** With skillFollowing.evaluateOnSave, saving an evaluated SKILL.md re-evaluates it (cache makes it incremental). */

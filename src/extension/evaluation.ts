@@ -25,6 +25,8 @@ export interface EvaluationRequest {
   client: ModelClient;
   modelName: string;
   baseUrl?: string;
+  /** Skill evals: the judge when it is not the evaluated model. */
+  judge?: { client: ModelClient; model: string };
   settings: RunSettings;
   /** Label for the notification, e.g. the skill name. */
   label: string;
@@ -102,6 +104,7 @@ export class EvaluationRunner implements vscode.Disposable {
               client: request.client,
               model: request.modelName,
               ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}),
+              ...(request.judge ? { judge: request.judge } : {}),
               grader,
               runFile: request.runFile,
               resume: request.resume,

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { taskSetCacheDir } from "../core/layout.js";
 import { TASK_SET_CATALOG } from "../core/tasks/download.js";
+import { SKILL_EVALS } from "../core/tasks/skill-evals.js";
 import { COMMANDS } from "./command-ids.js";
 import { modelsCacheDir } from "../core/layout.js";
 import { localRuntime } from "./models/local.js";
@@ -54,10 +55,17 @@ interface FileItem extends vscode.QuickPickItem {
   action?: "browse" | "download";
 }
 
-export async function pickTaskSet(svc: Services): Promise<string | undefined> {
+/**
+ * The task-set picker. `ownEvals`: the skill being evaluated has evals/evals.json, so they come first (their item's
+ * file is the SKILL_EVALS keyword; choosing them is not remembered as the last task file).
+ */
+export async function pickTaskSet(svc: Services, ownEvals?: { skill: string; cases: number }): Promise<string | undefined> {
   const last = svc.ext.globalState.get<string>(LAST_TASK_SET);
   const items: FileItem[] = [];
   const seen = new Set<string>();
+  if (ownEvals) {
+    items.push({ label: `$(beaker) ${ownEvals.skill}'s own evals`, description: `evals/evals.json · ${ownEvals.cases} cases`, detail: "Graded by their assertions and a blind judge model", file: SKILL_EVALS });
+  }
   const add = (file: string, label: string, description: string) => {
     if (seen.has(file) || !existsSync(file)) return;
     seen.add(file);
@@ -79,7 +87,7 @@ export async function pickTaskSet(svc: Services): Promise<string | undefined> {
     const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: "Use task set", filters: { "Task sets": ["jsonl", "gz", "json"] } });
     file = picked?.[0]?.fsPath;
   }
-  if (file) await rememberTaskSet(svc, file);
+  if (file && file !== SKILL_EVALS) await rememberTaskSet(svc, file);
   return file;
 }
 

@@ -1,10 +1,11 @@
 import path from "node:path";
 import type { RunFileContents } from "../core/runs/store.js";
 import { buildReport } from "../core/report/build.js";
+import { SKILL_EVALS } from "../core/tasks/skill-evals.js";
 import type { Evaluation, Report, Table } from "../core/report/schema.js";
 import type { AblationInput } from "../core/report/sections.js";
 import { evaluationFacts, explainerFor, familySize, skillMultiplicityNote, subsetRows, verdict } from "../core/report/format.js";
-import type { Estimate, Headline, ReportView, SectionRow, SkillRow, SubsetRow, TaskRef } from "../shared/report-view.js";
+import type { Estimate, Headline, ReportView, SectionRow, SkillEvalsView, SkillRow, SubsetRow, TaskRef } from "../shared/report-view.js";
 
 /**
  * Turns run files into the plain data the report webview, the CodeLens and the diagnostics show. No `vscode`
@@ -150,7 +151,26 @@ function toView(report: Report, runs: LoadedRun[], alpha: number, extraNotes: st
     definitions: first ? [first.definitions.tables, first.definitions.retrieved] : [],
     family: first ? familySize(first) : 0,
     explainer: first ? explainerFor(first) : [],
+    ...skillEvalsView(evs),
   };
+}
+
+/** The skill-evals part of the view: only evaluations that ran skills' own evals. */
+function skillEvalsView(evs: readonly Evaluation[]): { skillEvals?: SkillEvalsView[] } {
+  const out: SkillEvalsView[] = evs.flatMap((ev) =>
+    ev.triggerMatrix && ev.expectations
+      ? [
+          {
+            model: ev.model,
+            triggerMatrix: ev.triggerMatrix,
+            skills: ev.skills.flatMap((s) => (s.trigger ? [{ name: s.name, ...s.trigger, raeOwn: s.ownEvals?.effect ?? null, nOwn: s.ownEvals?.n ?? 0 }] : [])),
+            expectations: { enabled: ev.expectations.enabled.rate, disabled: ev.expectations.disabled.rate },
+            judge: ev.judge ? { model: ev.judge.model, repeats: ev.judge.repeats, agreement: ev.judge.agreement, kappa: ev.judge.kappa, unstablePairs: ev.judge.unstablePairs } : null,
+          },
+        ]
+      : [],
+  );
+  return out.length ? { skillEvals: out } : {};
 }
 
 function notesOf(evs: Evaluation[], runs: LoadedRun[], extraNotes: string[]): string[] {
@@ -222,7 +242,8 @@ export function skillResults(run: LoadedRun, view: ReportView): SkillResult[] {
       runFile: run.file,
       model: modelLabel(run),
       taskSet: run.header.taskSet.name,
-      taskSetFile: run.header.taskSet.file,
+      // A run on skills' own evals re-runs on them (the keyword the task pickers understand), not on a folder.
+      taskSetFile: run.header.taskSet.format === "skill-evals" ? SKILL_EVALS : run.header.taskSet.file,
       n: row?.n ?? 0,
       rescued: row?.rescued ?? 0,
       harmed: row?.harmed ?? 0,

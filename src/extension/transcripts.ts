@@ -28,6 +28,15 @@ export function renderTranscript(record: RunRecord | undefined, condition: strin
     if (v.failure.actual !== undefined) lines.push(`Actual:   ${v.failure.actual}`);
     if (v.failure.error !== undefined) lines.push(`Error:    ${v.failure.error}`);
   }
+  if (v.expectations && v.expectations.length > 0) {
+    // Skill evals: every assertion and judged expectation with its evidence, so the two sides compare line by line.
+    lines.push("", "## Expectations", "");
+    for (const e of v.expectations) {
+      const votes = e.votes && e.votes.length > 1 ? ` (judge votes ${e.votes.map((x) => (x ? "pass" : "fail")).join(", ")})` : "";
+      lines.push(`- ${e.passed ? "PASS" : "FAIL"} ${e.text} [${e.check ?? "judge"}]${votes}`, `  evidence: ${e.evidence.replace(/\s+/g, " ")}`);
+    }
+    lines.push("");
+  }
   if (record.error) lines.push(`Run error: ${record.error}`);
   lines.push(`Model calls: ${record.modelCalls} (${record.cachedCalls} cached) · turns ${record.turns} · tokens ${record.tokens.prompt}+${record.tokens.completion}`);
   lines.push("", "## Skills returned", "");
@@ -35,6 +44,10 @@ export function renderTranscript(record: RunRecord | undefined, condition: strin
   for (const s of record.retrieved) lines.push(`- ${s.name} (sha256 ${s.contentHash.slice(0, 12)})`);
   for (const call of record.toolCalls) {
     lines.push(`- tool ${call.name}(${call.arguments}) → ${call.retrieved.map((r) => r.name).join(", ") || "nothing"}${call.error ? ` · error: ${call.error}` : ""}`);
+  }
+  if (record.filesRead?.length) {
+    lines.push("", "## Skill files read", "");
+    for (const f of record.filesRead) lines.push(`- ${f.skill}/${f.path}`);
   }
   lines.push("", "## Final answer", "", record.answer ?? "(no answer extracted)", "", "## Transcript", "");
   for (const m of record.transcript) {

@@ -40,6 +40,8 @@ export const WebviewMessageSchema = z.discriminatedUnion("type", [
     skills: z.number().int(),
     rescued: z.number().int(),
     harmed: z.number().int(),
+    /** Skill evals: the cells of the trigger heat map drawn (absent without skill evals). */
+    triggerCells: z.number().int().optional(),
   }),
   /** The webview hit an error while rendering; the host logs it. */
   z.object({ v: V, type: z.literal("error"), message: z.string().max(4000) }),

@@ -116,6 +116,19 @@ export const HeadlineSchema = z.object({
 });
 export type Headline = z.infer<typeof HeadlineSchema>;
 
+const CountSchema = z.object({ n: z.number().int(), loaded: z.number().int() });
+
+/** A library's own evals (issue 12): triggering per skill, the skill × owner matrix, the judge's reliability. */
+export const SkillEvalsViewSchema = z.object({
+  model: z.string(),
+  /** Rows: skills; columns: whose evals; loaded[i][j] of n[i][j] enabled runs loaded skill i. */
+  triggerMatrix: z.object({ skills: z.array(z.string()), owners: z.array(z.string()), loaded: z.array(z.array(z.number().int())), n: z.array(z.array(z.number().int())) }),
+  skills: z.array(z.object({ name: z.string(), ownEvals: CountSchema, nearMiss: CountSchema, otherEvals: CountSchema, raeOwn: z.number().nullable(), nOwn: z.number().int() })),
+  /** Expectation pass rates per condition (null without expectations). */
+  expectations: z.object({ enabled: z.number().nullable(), disabled: z.number().nullable() }),
+  judge: z.object({ model: z.string(), repeats: z.number().int(), agreement: z.number().nullable(), kappa: z.number().nullable(), unstablePairs: z.array(z.string()) }).nullable(),
+});
+export type SkillEvalsView = z.infer<typeof SkillEvalsViewSchema>;
 /** One row of the subset table every export shows: all tasks (OAE), retrieved (RAE), not retrieved (NRAE). */
 export const SubsetRowSchema = z.object({
   label: z.string(),
@@ -155,6 +168,8 @@ export const ReportViewSchema = z.object({
   sections: z.array(SectionRowSchema).optional(),
   /** Caveats the reader must see (e.g. "temperature cannot be set for vscode.lm models; use samples > 1"). */
   notes: z.array(z.string()),
+  /** Skill evals, one entry per evaluation that has them (absent otherwise). */
+  skillEvals: z.array(SkillEvalsViewSchema).optional(),
   /** The subset table of the (first) evaluation, as the exports show it. */
   subsets: z.array(SubsetRowSchema),
   /** The facts list of the exported HTML (tasks, sandbox, α, lift and its selection term, noise floor, costs, …). */

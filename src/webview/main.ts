@@ -6,6 +6,7 @@ import { ExportFormatSchema, type ExportFormat } from "../shared/vocabulary/expo
 import { clear, el } from "./dom.js";
 import { renderExplainer, renderHeadline, renderMatrix, renderRuns, renderSectionTable, renderSkillTable, renderStale, renderSubsets, renderTaskList } from "./render.js";
 import { drawScatter, emptyReason, plottable } from "./scatter.js";
+import { renderSkillEvals } from "./trigger-matrix.js";
 
 /**
  * Report webview entry: receives typed messages from the host, renders with DOM text nodes and chart.js, redraws the
@@ -114,6 +115,7 @@ function render(report: ReportView): void {
           renderSectionTable(report.sections, report.alpha),
         )
       : null,
+    report.skillEvals && report.skillEvals.length > 0 ? renderSkillEvals(report.skillEvals) : null,
     renderTaskList("harmed", "Harmed tasks", report.harmed, "No task was harmed."),
     renderTaskList("rescued", "Rescued tasks", report.rescued, "No task was rescued."),
     report.subsets.length > 0 ? renderSubsets(report) : null,
@@ -124,7 +126,15 @@ function render(report: ReportView): void {
   saveState();
   const ms = performance.now() - started;
   root.dataset.renderMs = ms.toFixed(1);
-  post({ v: PROTOCOL_VERSION, type: "rendered", ms, skills: report.skills.length, rescued: report.rescued.length, harmed: report.harmed.length });
+  post({
+    v: PROTOCOL_VERSION,
+    type: "rendered",
+    ms,
+    skills: report.skills.length,
+    rescued: report.rescued.length,
+    harmed: report.harmed.length,
+    ...(report.skillEvals?.length ? { triggerCells: root.querySelectorAll(".trigger-matrix td.heat").length } : {}),
+  });
 }
 
 function toggleExplainer(part: string | null): void {

@@ -102,3 +102,56 @@ export function pythonAnswer(code: string): string {
 export function boxedAnswer(value: string): string {
   return `The answer is \\boxed{${value}}.`;
 }
+
+/** What a judge request asks: the graded response and the expectations, in order (as src/core/grading/judge.ts writes them). */
+export interface JudgeAsk {
+  response: string;
+  expectations: string[];
+  /** The whole user message, for tests that inspect what the judge was shown. */
+  userText: string;
+  /** How many times this exact request body was seen before (0 the first time): repeats of one grading. */
+  seenBefore: number;
+}
+
+/** Whether a request is a judge call (structured output named `grading`). */
+export function isJudgeRequest(req: ChatCompletionRequestBody): boolean {
+  const rf = req.response_format as { type?: string; json_schema?: { name?: string } } | undefined;
+  return rf?.type === "json_schema" && rf.json_schema?.name === "grading";
+}
+
+export function readJudgeAsk(req: ChatCompletionRequestBody, seenBefore: number): JudgeAsk {
+  const userText = req.messages.find((m) => m.role === "user")?.content ?? "";
+  const begin = userText.indexOf("<<<RESPONSE\n");
+  const end = userText.lastIndexOf("\nRESPONSE>>>");
+  const response = begin >= 0 && end > begin ? userText.slice(begin + "<<<RESPONSE\n".length, end) : "";
+  const list = userText.slice(userText.lastIndexOf("## Expectations\n") + "## Expectations\n".length);
+  const expectations = list.split("\n").flatMap((l) => {
+    const m = /^\d+\. (.*)$/.exec(l);
+    return m ? [m[1]!] : [];
+  });
+  return { response, expectations, userText, seenBefore };
+}
+
+/**
+ * Routes judge requests to `judge` (which decides each expectation, with evidence) and every other request to
+ * `agent`. The reply is skill-creator's grading JSON. `seenBefore` counts identical bodies, so a judge can be
+ * scripted to change its mind on the second grading of the same output.
+ */
+export function withJudge(agent: ScriptFn, judge: (ask: JudgeAsk, expectation: string) => { passed: boolean; evidence: string }): ScriptFn {
+  const seen = new Map<string, number>();
+  return (req, ctx) => {
+    if (!isJudgeRequest(req)) return agent(req, ctx);
+    const body = JSON.stringify(req);
+    const seenBefore = seen.get(body) ?? 0;
+    seen.set(body, seenBefore + 1);
+    const ask = readJudgeAsk(req, seenBefore);
+    return { content: JSON.stringify({ expectations: ask.expectations.map((text) => ({ text, ...judge(ask, text) })) }) };
+  };
+}
+
+/** The usual scripted judge: an expectation passes when the response holds the `[tag]` written in the expectation. */
+export function tagJudge(ask: JudgeAsk, expectation: string): { passed: boolean; evidence: string } {
+  const tag = /\[[a-z-]+\]/.exec(expectation)?.[0];
+  const passed = tag !== undefined && ask.response.includes(tag);
+  return { passed, evidence: passed ? `the response has ${tag}` : `no ${tag ?? "tag"} in the response` };
+}

@@ -1,6 +1,6 @@
 import type { SkillLibrary } from "../retrieval/library.js";
 import type { ChatMessage, ChatRequest, ModelClient, SamplingParams } from "../models/types.js";
-import type { Condition, SkillRef } from "../../shared/vocabulary/index.js";
+import type { Condition, FileRead, SkillRef } from "../../shared/vocabulary/index.js";
 import type { ToolCallRecord } from "./types.js";
 import type { Task } from "../tasks/schema.js";
 import { MAX_TOOL_CALLS_PER_TURN, recordedArguments } from "../retrieval/tool-args.js";
@@ -26,6 +26,8 @@ export interface AgentResult {
   transcript: ChatMessage[];
   toolCalls: ToolCallRecord[];
   retrieved: SkillRef[];
+  /** Files read from skill folders with read_skill_file, in order (repeats kept once). */
+  filesRead: FileRead[];
   /** The final assistant text, or null when the loop ended without one. */
   finalText: string | null;
   answer: string | null;
@@ -64,6 +66,7 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
     transcript: messages,
     toolCalls: [],
     retrieved: [],
+    filesRead: [],
     finalText: null,
     answer: null,
     tokens: { prompt: 0, completion: 0 },
@@ -95,6 +98,9 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
     for (const [i, call] of calls.entries()) {
       const outcome = input.library.execute(call);
       result.toolCalls.push({ name: call.name, arguments: recordedArguments(call.arguments), retrieved: outcome.retrieved, ...(outcome.error ? { error: outcome.error } : {}) });
+      if (outcome.fileRead && !result.filesRead.some((f) => f.skill === outcome.fileRead!.skill && f.path === outcome.fileRead!.path)) {
+        result.filesRead.push(outcome.fileRead);
+      }
       for (const ref of outcome.retrieved) {
         if (!seen.has(ref.name)) {
           seen.add(ref.name);
@@ -116,7 +122,13 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
 /** Sets the final text and its extracted answer; a reply too long to read is noted as the run's error. */
 function finish(result: AgentResult, task: Task, text: string | null): void {
   result.finalText = text;
-  result.answer = extractAnswer(task, text);
+  result.answer = answerOf(task, text);
   const over = replyOverCap(text);
   if (over) result.error = result.error ? `${result.error}; ${over}` : over;
+}
+
+/** A skill eval is graded on the whole reply (its checks and judge read it all); other tasks on the extracted answer. */
+function answerOf(task: Task, text: string | null): string | null {
+  if (task.kind === "skill-eval") return text === null || text.trim() === "" ? null : text;
+  return extractAnswer(task, text);
 }

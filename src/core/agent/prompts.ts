@@ -1,10 +1,11 @@
 import type { Task } from "../tasks/schema.js";
+import { skillEvalMessage } from "../tasks/skill-eval-message.js";
 
 /**
  * Prompt text shared by both conditions. Bump PROMPT_VERSION whenever any text here changes: it is recorded in
  * the run header, and it changes every cached request anyway.
  */
-export const PROMPT_VERSION = "1";
+export const PROMPT_VERSION = "2";
 
 const BASE_SYSTEM = [
   "You are a careful problem solver. Solve the task you are given and answer in exactly the format it asks for.",
@@ -16,8 +17,12 @@ export function systemPrompt(skillSection: string | undefined): string {
   return skillSection ? `${BASE_SYSTEM}\n\n${skillSection}` : BASE_SYSTEM;
 }
 
-/** The user message: the task's prompt verbatim, then fixed answer-format instructions. */
+/**
+ * The user message: the task's prompt verbatim, then fixed answer-format instructions. A skill eval is a user's own
+ * request: its prompt and attached files, with no format imposed (its expectations say what a good answer is).
+ */
 export function userPrompt(task: Task): string {
+  if (task.kind === "skill-eval") return skillEvalMessage(task);
   return `${task.prompt.trim()}\n\n${answerFormat(task)}`;
 }
 

@@ -3,9 +3,12 @@ import type { Logger } from "../logger.js";
 import type { PythonFunctionTask, Task } from "../tasks/schema.js";
 import { createMathGrader } from "./math.js";
 import { createPythonGrader } from "./python-grader.js";
+import { createSkillEvalGrader } from "./skill-eval.js";
 import type { GradeOptions, Grader, Verdict } from "./types.js";
 
 export type { Grader, Verdict, GradeOptions } from "./types.js";
+export { checkText, runCheck, type Check } from "./checks.js";
+export { GRADING_FORMAT, JUDGE_SYSTEM, judgeRequest, parseGrading, type JudgeConfig } from "./judge.js";
 
 export interface CreateGraderOptions {
   logger?: Logger;
@@ -22,7 +25,7 @@ export type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
 
 /**
  * The grader the engine uses: python-function tasks go to the sandboxed Python grader (started lazily, so a math-only
- * evaluation never spawns a sandbox), math-answer tasks to the math grader.
+ * evaluation never spawns a sandbox), math-answer tasks to the math grader, skill evals to their checks and judge.
  */
 /** What the grader is doing, for the progress line. */
 export interface GraderStatus {
@@ -45,6 +48,7 @@ export interface EngineGrader extends Grader {
 
 export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
   const math = createMathGrader();
+  const skillEval = createSkillEvalGrader();
   let python: ReturnType<typeof createPythonGrader> | undefined;
   const getPython = () =>
     (python ??= createPythonGrader({
@@ -77,7 +81,8 @@ export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
       return { sandbox: sandboxReady ? "ready" : "starting", expected: python.expectedStatus(pythonTasks) };
     },
     grade(task: Task, answer: string | null, gradeOptions?: GradeOptions): Promise<Verdict> {
-      return task.kind === "python-function" ? getPython().grade(task, answer, gradeOptions) : math.grade(task, answer, gradeOptions);
+      if (task.kind === "python-function") return getPython().grade(task, answer, gradeOptions);
+      return task.kind === "skill-eval" ? skillEval.grade(task, answer, gradeOptions) : math.grade(task, answer, gradeOptions);
     },
     async dispose() {
       await Promise.all([math.dispose(), python?.dispose()]);

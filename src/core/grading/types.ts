@@ -1,10 +1,13 @@
 import type { Verdict } from "../../shared/vocabulary/index.js";
 import type { Task } from "../tasks/schema.js";
+import type { JudgeConfig } from "./judge.js";
 
 export type { Verdict } from "../../shared/vocabulary/index.js";
 
 export interface GradeOptions {
   signal?: AbortSignal;
+  /** The judge of skill evals' free-text expectations (the engine passes it from the settings). */
+  judge?: JudgeConfig;
 }
 
 /**

@@ -84,12 +84,14 @@ export function createCachedClient(inner: ModelClient, options: CachedClientOpti
     async complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
       const key = requestCacheKey(request, callOptions.sampleIndex, inner.id);
       const hit = await cache.get(key);
-      if (hit) {
+      if (hit && (callOptions.accept?.({ ...hit, latencyMs: 0 }) ?? true)) {
         hits++;
         return { ...hit, latencyMs: 0, cached: true };
       }
       misses++;
       const response = await inner.complete(request, callOptions);
+      // An unusable answer (a judge's reply that is not a grading) is not kept: asking again may give a usable one.
+      if (callOptions.accept && !callOptions.accept(response)) return { ...response, cached: false };
       // Truncated answers (finish_reason "length") are kept: re-asking would give the same answer.
       await cache.set(key, {
         content: response.content,

@@ -40,6 +40,8 @@ export interface ChatRequest extends SamplingParams {
   messages: ChatMessage[];
   /** Absent (not empty) in the disabled condition: the request then carries no `tools` at all. */
   tools?: ToolDefinition[];
+  /** Structured output (the skill-eval judge): the answer must be JSON of this schema. */
+  responseFormat?: { type: "json_schema"; json_schema: { name: string; strict?: boolean; schema: Record<string, unknown> } };
 }
 
 export interface ChatResponse {
@@ -59,6 +61,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Distinguishes repeated samples of the same request (part of the cache key). */
   sampleIndex: number;
+  /** Whether an answer is usable (the judge: a valid grading); a cache keeps only usable answers. */
+  accept?: (response: ChatResponse) => boolean;
 }
 
 /** The weights an in-process model runs (local GGUF models); recorded in the run header. */

@@ -27,6 +27,7 @@ export interface WireChatBody {
   max_tokens?: number;
   /** Sent instead of max_tokens to models that refuse it (OpenAI's o-series and gpt-5 reasoning models). */
   max_completion_tokens?: number;
+  response_format?: OpenAI.ResponseFormatJSONSchema;
 }
 
 /** The request body we send; sampling parameters appear only when set, `tools` only when non-empty. */
@@ -59,6 +60,7 @@ export function toWireBody(request: ChatRequest): WireChatBody {
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.responseFormat !== undefined) body.response_format = request.responseFormat;
   return body;
 }
 

@@ -17,6 +17,7 @@ import { collectPairs } from "./pairs.js";
 import { costs, definitions, designMetrics, noiseFloor, repeatedBlock, skillResults, stoppingBlock, weakestSandbox } from "./parts.js";
 import { REPORT_VERSION, type Evaluation, type Report } from "./schema.js";
 import { attachSections, type AblationInput } from "./sections.js";
+import { attachSkillEvals } from "./skill-evals.js";
 import { toTable } from "./tables.js";
 
 export interface RunInput {
@@ -60,7 +61,7 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
   const { metrics, lift, retrievalRate, notRetrievedTable } = designMetrics(pairs, paired, control, alpha, exact);
   const repeated = samples > 1 ? repeatedBlock(pairs.repeatedRows, paired, alpha) : null;
   const retrievedTable = toTable(pairs.retrieved, alpha, exact);
-  return {
+  const evaluation: Evaluation = {
     model: last.model.name,
     taskSet: last.taskSet.name,
     mode: last.mode,
@@ -90,5 +91,10 @@ function buildEvaluation(group: readonly RunInput[], alpha: number, exact: boole
     stopping: stoppingBlock(headers, group.flatMap((r) => r.stops ?? []), pairs.pairedInOrder, alpha),
     pairs: pairs.pairedInOrder.map((p) => ({ taskId: p.id, outcome: p.kind, retrieved: p.retrieved })),
     taskRows: pairs.taskRows,
+    judge: null,
+    triggerMatrix: null,
+    expectations: null,
   };
+  attachSkillEvals(evaluation, headers, pairs, alpha, exact);
+  return evaluation;
 }

@@ -2,6 +2,7 @@
 export * from "./schema.js";
 export { buildReport, type BuildOptions, type RunInput } from "./build.js";
 export * from "./sections-schema.js";
+export * from "./skill-evals-schema.js";
 export { attachSections, sectionsByHarm, INTERACTIONS_NOTE, type AblationInput } from "./sections.js";
 export { failOn, type FailOnMode } from "./fail-on.js";
 export { renderJson } from "./render-json.js";
@@ -11,3 +12,4 @@ export { renderJUnit } from "./render-junit.js";
 export { renderCsv } from "./render-csv.js";
 export { renderHtml } from "./render-html.js";
 export { escapeHtml, escapeMarkdown, escapeXml } from "./format.js";
+export { skillCreatorExport, type ExportFile } from "./skill-creator.js";

@@ -31,6 +31,8 @@ export interface PairedTask {
   yMinus: boolean;
   retrieved: boolean;
   kind: TaskRow["outcome"];
+  /** Skills returned to the enabled runs. */
+  refs: SkillRef[];
 }
 
 export interface SkillCounts {
@@ -88,7 +90,11 @@ function retrievedOf(t: TaskData): SkillRef[] {
 export function collectPairs(group: ReadonlyArray<{ header: RunHeader; records: readonly RunSummary[] }>, design: Design, control: ControlSample | undefined, samples: number): Pairs {
   const byKey = new Map<string, RunSummary>();
   for (const run of group) for (const r of run.records) byKey.set(r.key, r);
-  const { taskOrder, tasks } = mergeTasks(byKey.values(), group.map((r) => r.header));
+  const merged = mergeTasks(byKey.values(), group.map((r) => r.header));
+  // Trigger cases of skill evals have enabled runs only, by design: they feed the trigger analysis, never a pair.
+  const enabledOnly = new Set(group.flatMap((r) => (r.header.evalTasks ?? []).filter((t) => t.triggerOnly).map((t) => t.id)));
+  const taskOrder = merged.taskOrder.filter((id) => !enabledOnly.has(id));
+  const { tasks } = merged;
   const out: Pairs = {
     taskOrder,
     records: [...byKey.values()],
@@ -131,7 +137,7 @@ function addTask(out: Pairs, t: TaskData, design: Design, control: ControlSample
   const outcome = { yPlus: e0.verdict.pass, yMinus: d0.verdict.pass };
   if (design === "paired") out.liftPopulation.push({ pass: e0.verdict.pass, keys: new Set(refs.map(skillKey)) });
   const kind: TaskRow["outcome"] = outcome.yPlus === outcome.yMinus ? (outcome.yPlus ? "both-pass" : "both-fail") : outcome.yPlus ? "rescued" : "harmed";
-  out.pairedInOrder.push({ id, ...outcome, retrieved: isRetrieved, kind });
+  out.pairedInOrder.push({ id, ...outcome, retrieved: isRetrieved, kind, refs });
   if (design === "paired") {
     addOutcome(out.overall, outcome);
     addOutcome(isRetrieved ? out.retrieved : out.notRetrieved, outcome);

@@ -43,6 +43,10 @@ export function skillResults(headers: readonly RunHeader[], pairs: Pairs, alpha:
       sections: [],
       sectionPairs: [],
       ablation: null,
+      // Skill evals (skill-evals.ts) fill these afterwards.
+      trigger: null,
+      ownExpectations: null,
+      ownEvals: null,
     };
   });
 }

@@ -1,6 +1,7 @@
 /** Markdown for a PR comment (GitHub-flavoured). Every piece of model/task/skill text goes through escapeMarkdown. */
 import type { Evaluation, Report } from "./schema.js";
 import { sectionsMarkdown } from "./render-sections.js";
+import { skillEvalsMarkdown } from "./render-skill-evals.js";
 import { escapeMarkdown as md, interval, pValue, pct, signed, skillMultiplicityNote, sortedSkills, subsetRows, title, verdict } from "./format.js";
 
 const BADGE: Record<string, string> = { helpful: "✅ helpful", harmful: "❌ harmful", inconclusive: "➖ inconclusive", "not-retrieved": "· not retrieved" };
@@ -34,6 +35,7 @@ function evaluationMarkdown(e: Evaluation): string {
   });
   if (notes.length > 0) out.push("", ...notes);
   out.push(...sectionsMarkdown(e));
+  out.push(...skillEvalsMarkdown(e));
   const harmedSkills = sortedSkills(e).filter((s) => s.harmedTasks.length + s.rescuedTasks.length > 0);
   if (harmedSkills.length > 0) {
     out.push("");

@@ -1,6 +1,7 @@
 /** Plain-text rendering for terminals: one block per evaluation, aligned columns, no colour codes. */
 import type { Evaluation, Report, Table } from "./schema.js";
 import { sectionsText } from "./render-sections.js";
+import { skillEvalsText } from "./render-skill-evals.js";
 import { fmt, interval, pValue, pct, signed, skillMultiplicityNote, sortedSkills, subsetRows, title, verdict } from "./format.js";
 
 function columns(rows: string[][]): string[] {
@@ -60,6 +61,7 @@ function evaluationText(e: Evaluation): string {
     out.push(`  ${safe(s.name)}: rescued ${s.rescuedTasks.map(safe).join(", ") || "none"}; harmed ${s.harmedTasks.map(safe).join(", ") || "none"}`);
   }
   out.push(...sectionsText(e, columns, safe));
+  out.push(...skillEvalsText(e, columns, safe));
   if (e.tasks.incomplete > 0) out.push(`incomplete (left out): ${e.tasks.incompleteIds.map(safe).join(", ")}`);
   return out.join("\n");
 }

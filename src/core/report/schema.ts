@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BadgeSchema, DesignSchema, RetrievalModeSchema, SandboxInfoSchema, SkillRefSchema, StopWhenSchema } from "../../shared/vocabulary/index.js";
 import { SectionPairResultSchema, SectionResultSchema, SkillAblationSchema } from "./sections-schema.js";
+import { EvaluationSkillEvalFieldsSchema, SkillEvalFieldsSchema } from "./skill-evals-schema.js";
 
 /**
  * The one report model (issue 2 "CLI contract" + issue 4). Plain data: the CLI renders it as text, JSON, markdown,
@@ -72,6 +73,9 @@ export const SkillResultSchema = z.object({
   sectionPairs: z.array(SectionPairResultSchema),
   /** Which ablation files, on which tasks, and the notes every renderer shows; null when no ablation ran. */
   ablation: SkillAblationSchema.nullable(),
+  /** Skill evals (issue 12; skill-evals-schema.ts): triggering, and the pair table over its own evals where it was loaded. */
+  ...SkillEvalFieldsSchema,
+  ownEvals: TableSchema.extend({ rescuedTasks: z.array(z.string()), harmedTasks: z.array(z.string()) }).nullable(),
 });
 export type SkillResult = z.infer<typeof SkillResultSchema>;
 
@@ -185,6 +189,8 @@ export const EvaluationSchema = z.object({
   pairs: z.array(z.object({ taskId: z.string(), outcome: TaskRowSchema.shape.outcome, retrieved: z.boolean() })),
   /** Detailed rows for the rescued and harmed tasks (side-by-side views open from these). */
   taskRows: z.array(TaskRowSchema),
+  /** Skill evals (issue 12; skill-evals-schema.ts): the judge's reliability, the trigger matrix, expectation pass rates. */
+  ...EvaluationSkillEvalFieldsSchema,
 });
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 

@@ -2,7 +2,8 @@ import MiniSearch from "minisearch";
 import type { Skill } from "../skills/types.js";
 import type { ToolCall, ToolDefinition } from "../models/types.js";
 import { MAX_SEARCH_QUERY_CHARS, parseStringArgs, quoted } from "./tool-args.js";
-import { DEFAULT_SEARCH, type RetrievalMode, type SearchOptions, type SkillRef } from "../../shared/vocabulary/index.js";
+import { DEFAULT_SEARCH, type FileRead, type RetrievalMode, type SearchOptions, type SkillRef } from "../../shared/vocabulary/index.js";
+import { listSkillFiles, readSkillFolderFile, type SkillFile } from "./skill-files.js";
 
 /**
  * The skill tools offered to the agent in the enabled condition, and what counts as a retrieval:
@@ -10,6 +11,8 @@ import { DEFAULT_SEARCH, type RetrievalMode, type SearchOptions, type SkillRef }
  *   existing name is a retrieval; an unknown name or bad arguments is not.
  * - search: `search_skills(query)` returns the top-k skills scoring above a threshold (BM25 via MiniSearch);
  *   at least one skill returned is a retrieval, an empty result is not.
+ * - catalog, when a skill has files beside its SKILL.md: `read_skill_file(skill, path)` returns one of them
+ *   (skill-files.ts). A successful read is a retrieval of that skill.
  */
 export interface ToolOutcome {
   /** The text returned to the model as the tool message. */
@@ -17,11 +20,19 @@ export interface ToolOutcome {
   /** Skills returned by this call (empty when nothing was retrieved). */
   retrieved: SkillRef[];
   error?: string;
+  /** A successful read_skill_file. */
+  fileRead?: FileRead;
 }
+
+const READ_FILE = "read_skill_file";
 
 export class SkillLibrary {
   private readonly byName = new Map<string, Skill>();
   private index: MiniSearch<{ id: number; name: string; description: string; body: string }> | undefined;
+  /** Each skill's files (names only: sizes would change load_skill's answer whenever a file is edited). */
+  private readonly files = new Map<string, SkillFile[]>();
+  /** Catalog mode with at least one skill that has files: read_skill_file is offered. */
+  readonly readsFiles: boolean;
 
   /**
    * `servedBody` (section ablation) replaces the body a load or search returns, while the catalog, the search index
@@ -35,6 +46,8 @@ export class SkillLibrary {
     private readonly servedBody?: (skill: Skill) => string,
   ) {
     for (const s of skills) this.byName.set(s.name, s);
+    if (mode === "catalog") for (const s of skills) this.files.set(s.name, listSkillFiles(s.dir));
+    this.readsFiles = [...this.files.values()].some((f) => f.length > 0);
   }
 
   /** The part of the system prompt that only the enabled condition gets. */
@@ -47,6 +60,7 @@ export class SkillLibrary {
         "## Skills",
         "You have a library of skills: short guides written for tasks like this one. Each is listed by name with a description of what it covers and when to use it.",
         "If a skill fits the task, call the `load_skill` tool with its exact name to read it before answering. Load only skills that fit; you may load none.",
+        ...(this.readsFiles ? ["Some skills come with files (references, scripts, assets): loading such a skill lists them, and `read_skill_file` reads one when the skill points you to it."] : []),
         "",
         ...lines,
       ].join("\n");
@@ -60,18 +74,31 @@ export class SkillLibrary {
 
   tools(): ToolDefinition[] {
     if (this.mode === "catalog") {
-      return [
-        {
-          name: "load_skill",
-          description: "Read the full text of a skill from the library, by its exact name.",
-          parameters: {
-            type: "object",
-            properties: { name: { type: "string", description: "The skill's name, exactly as listed." } },
-            required: ["name"],
-            additionalProperties: false,
-          },
+      const load: ToolDefinition = {
+        name: "load_skill",
+        description: "Read the full text of a skill from the library, by its exact name.",
+        parameters: {
+          type: "object",
+          properties: { name: { type: "string", description: "The skill's name, exactly as listed." } },
+          required: ["name"],
+          additionalProperties: false,
         },
-      ];
+      };
+      if (!this.readsFiles) return [load];
+      const read: ToolDefinition = {
+        name: READ_FILE,
+        description: "Read one file that a skill keeps beside its text (as listed when the skill is loaded), by the skill's name and the file's path.",
+        parameters: {
+          type: "object",
+          properties: {
+            skill: { type: "string", description: "The skill's name, exactly as listed." },
+            path: { type: "string", description: "The file's path inside the skill's folder, e.g. references/style.md." },
+          },
+          required: ["skill", "path"],
+          additionalProperties: false,
+        },
+      };
+      return [load, read];
     }
     return [
       {
@@ -89,9 +116,10 @@ export class SkillLibrary {
 
   /** Executes one tool call from the model. Never throws: problems become an error text for the model. */
   execute(call: ToolCall): ToolOutcome {
+    if (call.name === READ_FILE && this.readsFiles) return this.readFile(call.arguments);
     const expected = this.mode === "catalog" ? "load_skill" : "search_skills";
     if (call.name !== expected) {
-      return refuse(`unknown tool '${quoted(call.name)}'; the only tool is ${expected}`);
+      return refuse(this.readsFiles ? `unknown tool '${quoted(call.name)}'; the tools are load_skill and ${READ_FILE}` : `unknown tool '${quoted(call.name)}'; the only tool is ${expected}`);
     }
     if (this.mode === "catalog") {
       const args = parseStringArgs(call.arguments, ["name"]);
@@ -114,6 +142,20 @@ export class SkillLibrary {
     return { content: this.format(skill), retrieved: [{ name: skill.name, contentHash: skill.contentHash }] };
   }
 
+  private readFile(raw: string): ToolOutcome {
+    const args = parseStringArgs(raw, ["skill", "path"]);
+    if ("error" in args) return refuse(args.error);
+    const skill = this.byName.get(args.skill.trim());
+    if (!skill) return refuse(`no skill named '${quoted(args.skill)}'. Available skills: ${[...this.byName.keys()].sort().join(", ")}`);
+    const read = readSkillFolderFile(skill.dir, args.path.trim());
+    if ("error" in read) return refuse(`${skill.name}: ${read.error}`);
+    return {
+      content: `# File: ${skill.name}/${read.path}\n\n${read.text}`,
+      retrieved: [{ name: skill.name, contentHash: skill.contentHash }],
+      fileRead: { skill: skill.name, path: read.path },
+    };
+  }
+
   private find(query: string): ToolOutcome {
     const hits = this.getIndex()
       .search(query, { boost: { name: 2, description: 1.5 }, prefix: true, fuzzy: 0.1, combineWith: "OR" })
@@ -128,7 +170,10 @@ export class SkillLibrary {
   }
 
   private format(skill: Skill): string {
-    return formatSkill(this.servedBody ? { ...skill, body: this.servedBody(skill) } : skill);
+    const text = formatSkill(this.servedBody ? { ...skill, body: this.servedBody(skill) } : skill);
+    const files = this.files.get(skill.name) ?? [];
+    if (files.length === 0) return text;
+    return `${text}\n\n## Files in this skill (read one with read_skill_file)\n${files.map((f) => `- ${f.path}`).join("\n")}`;
   }
 
   private getIndex() {

@@ -9,7 +9,8 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
-import { CancelledError, EndpointUnreachableError, InputError, ModelRequestError } from "../errors.js";
+import { CancelledError, EndpointUnreachableError, InputError, JudgeError, ModelRequestError } from "../errors.js";
+import type { JudgeConfig } from "../grading/judge.js";
 import type { Grader, Verdict } from "../grading/types.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { ModelClient, SamplingParams } from "../models/types.js";
@@ -39,6 +40,8 @@ export interface AblateOptions {
   taskSet: TaskSet;
   client: ModelClient;
   grader: Grader;
+  /** Skill evals with free-text expectations: the judge (the run header's judge model; default the run's model). */
+  judge?: { client: ModelClient; model: string };
   /** Samples per task and variant (default: the run's; at most the run's, since each pairs with a full-skill sample). */
   samples?: number;
   concurrency: number;
@@ -210,7 +213,11 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
       throw new ModelFailure(err);
     });
     if (internal.signal.aborted) throw new CancelledError();
-    const verdict = await o.grader.grade(task, agent.answer, { signal: internal.signal });
+    const verdict = await o.grader.grade(task, agent.answer, { signal: internal.signal, ...judgeOf(o) }).catch((err: unknown) => {
+      // A judge that cannot grade leaves the run to a resume, as in evaluate().
+      if (err instanceof JudgeError) throw new ModelFailure(err);
+      throw err;
+    });
     if (internal.signal.aborted) throw new CancelledError();
     const record = ablationRecord(job, agent, verdict);
     writer.write(record);
@@ -308,4 +315,12 @@ function ablationRecord(job: AblationJob, agent: AgentResult, verdict: Verdict):
 function isFatal(err: unknown): boolean {
   if (err instanceof EndpointUnreachableError) return true;
   return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
+}
+
+/** The judge of an ablation: the run's, at the repeats the run graded with. */
+function judgeOf(o: AblateOptions): { judge?: JudgeConfig } {
+  const h = o.run.header.judge;
+  if (!h) return {};
+  const endpoint = o.judge ?? { client: o.client, model: h.model };
+  return { judge: { client: endpoint.client, model: endpoint.model, repeats: h.repeats } };
 }

@@ -27,6 +27,8 @@ export interface EvaluationDeps {
   /** The model name sent in requests. */
   model: string;
   baseUrl?: string;
+  /** Skill evals: the judge's endpoint and model name. Default: the evaluated model's client and name. */
+  judge?: { client: ModelClient; model: string };
   /** Grades answers; `prepare` starts what the final task list needs and says how code is isolated; `status` feeds the progress line. */
   grader: Pick<EngineGrader, "grade" | "prepare"> & Partial<Pick<EngineGrader, "status">>;
   runFile: string;
@@ -107,6 +109,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     },
     maxTurns: settings.maxTurns,
     grader: { grade: (task, answer, options) => state.tracker.checked(() => deps.grader.grade(task, answer, options), changed) },
+    ...(run.judge ? { judge: run.judge } : {}),
     signal: internal.signal,
     ...(gate ? { batch: gate } : {}),
   };

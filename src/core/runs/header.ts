@@ -11,7 +11,7 @@ import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
 import { seededShuffle } from "./plan.js";
 import { selectShard, type ShardHeader, type ShardSpec } from "./shard.js";
-import { RUN_FORMAT_VERSION, type RunHeader } from "./types.js";
+import { RUN_FORMAT_VERSION, type EvalTaskInfo, type JudgeInfo, type RunHeader } from "./types.js";
 
 /** What a run header records besides the settings: the inputs and the endpoint. */
 export interface HeaderInputs {
@@ -24,6 +24,7 @@ export interface HeaderInputs {
   /** The model name sent in requests. */
   model: string;
   baseUrl?: string;
+  judge?: JudgeInfo;
   /** This run is one shard of the tasks (selectTasks' `shard`). */
   shard?: ShardHeader;
   /** The model calls go through a batch API (priced as such). */
@@ -91,9 +92,18 @@ export function buildRunHeader(
     stopWhen: s.stopWhen,
     ...(decided ? { shuffleSeed: s.shuffleSeed } : {}),
     ...(control ? { control } : {}),
+    ...evalTaskInfo(tasks, inputs.judge),
     ...(inputs.shard ? { shard: inputs.shard } : {}),
     ...(inputs.batch ? { pricing: "batch" as const } : {}),
   };
+}
+
+/** Skill evals: what the report needs per task to tell own evals, others' evals, near misses and trigger cases apart. */
+function evalTaskInfo(tasks: readonly Task[], judge: JudgeInfo | undefined): { evalTasks?: EvalTaskInfo[]; judge?: JudgeInfo } {
+  const evals = tasks.flatMap((t) =>
+    t.kind === "skill-eval" ? [{ id: t.id, owner: t.owner, shouldTrigger: t.shouldTrigger, triggerOnly: t.triggerOnly, judged: t.criteria.filter((c) => c.type === "judge").length }] : [],
+  );
+  return { ...(evals.length ? { evalTasks: evals } : {}), ...(judge ? { judge } : {}) };
 }
 
 /** A run file can be continued only with the inputs that made it; anything else would mix two experiments. */
@@ -108,6 +118,7 @@ export function assertResumable(prior: RunHeader, now: RunHeader, file: string):
   if (prior.params.samples !== now.params.samples) diffs.push(`the samples changed (${prior.params.samples} → ${now.params.samples})`);
   if (prior.params.temperature !== now.params.temperature) diffs.push("the temperature changed");
   if (prior.skillLibraryHash !== now.skillLibraryHash) diffs.push("the skill library changed");
+  if (JSON.stringify(prior.judge ?? null) !== JSON.stringify(now.judge ?? null)) diffs.push("the judge changed");
   const shard = (h: RunHeader) => (h.shard ? `shard ${h.shard.index}/${h.shard.count}` : "unsharded");
   if (shard(prior) !== shard(now)) diffs.push(`the shard changed (${shard(prior)} → ${shard(now)})`);
   if (diffs.length > 0) {

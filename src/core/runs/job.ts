@@ -1,5 +1,6 @@
 import { runAgent, type AgentResult } from "../agent/loop.js";
-import { CancelledError } from "../errors.js";
+import { CancelledError, JudgeError } from "../errors.js";
+import type { JudgeConfig } from "../grading/judge.js";
 import type { Grader, Verdict } from "../grading/types.js";
 import type { BatchGate, ModelClient, SamplingParams } from "../models/types.js";
 import type { SkillLibrary } from "../retrieval/library.js";
@@ -8,8 +9,11 @@ import type { RunRecord } from "./types.js";
 
 /** A run lost to the model endpoint (after the client's retries): not graded, retried by resuming. */
 export class ModelFailure extends Error {
-  constructor(override readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
+  constructor(
+    override readonly cause: unknown,
+    message?: string,
+  ) {
+    super(message ?? (cause instanceof Error ? cause.message : String(cause)));
   }
 }
 
@@ -22,6 +26,8 @@ export interface JobContext {
   maxTurns: number;
   grader: Pick<Grader, "grade">;
   signal: AbortSignal;
+  /** Skill evals with free-text expectations: the judge. */
+  judge?: JudgeConfig;
   /** Batch mode: told when a run starts asking the model and when it has its last answer. */
   batch?: BatchGate;
 }
@@ -50,7 +56,12 @@ export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> 
     // Grading is not model time: a batch round must not wait for it.
     .finally(() => ctx.batch?.runEnded());
   if (ctx.signal.aborted) throw new CancelledError();
-  const verdict = await ctx.grader.grade(job.task, agent.answer, { signal: ctx.signal });
+  const verdict = await ctx.grader.grade(job.task, agent.answer, { signal: ctx.signal, ...(ctx.judge ? { judge: ctx.judge } : {}) }).catch((err: unknown) => {
+    if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
+    // The judge is a model too: its failure leaves the run ungraded and resumable (an auth error still stops all).
+    if (err instanceof JudgeError) throw new ModelFailure(err.cause ?? err, err.message);
+    throw err;
+  });
   if (ctx.signal.aborted) throw new CancelledError();
   return toRunRecord(job, agent, verdict, new Date());
 }
@@ -65,6 +76,7 @@ export function toRunRecord(job: Job, agent: AgentResult, verdict: Verdict, fini
     sample: job.sample,
     retrieved: agent.retrieved,
     toolCalls: agent.toolCalls,
+    ...(agent.filesRead.length ? { filesRead: agent.filesRead } : {}),
     answer: agent.answer,
     verdict: agent.error && !verdict.pass ? { ...verdict, reason: `${agent.error}; ${verdict.reason}` } : verdict,
     tokens: agent.tokens,

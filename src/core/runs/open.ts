@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { InputError } from "../errors.js";
-import type { EngineGrader } from "../grading/index.js";
+import type { EngineGrader, JudgeConfig } from "../grading/index.js";
 import type { Logger } from "../logger.js";
-import type { ModelWeights } from "../models/types.js";
+import type { ModelClient } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
@@ -16,9 +16,10 @@ import type { RunHeader, RunSummary } from "./types.js";
 export interface OpenRunInputs {
   skills: readonly Skill[];
   taskSet: TaskSet;
-  client: { id: string; weights?: ModelWeights };
+  client: ModelClient;
   model: string;
   baseUrl?: string;
+  judge?: { client: ModelClient; model: string };
   grader: Pick<EngineGrader, "prepare">;
   runFile: string;
   resume: boolean;
@@ -36,6 +37,8 @@ export interface OpenedRun {
   /** Runs already in the file (resume), limited to tasks still in the task set; summaries, not whole records. */
   existing: RunSummary[];
   writer: RunWriter;
+  /** The judge of the tasks' free-text expectations; absent when no task has one. */
+  judge?: JudgeConfig;
 }
 
 /**
@@ -65,6 +68,7 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
     existing = prior.records.filter((r) => byId.has(r.taskId));
   }
   const sandbox = inputs.grader.prepare(tasks);
+  const judge = judgeFor(tasks, settings, inputs);
   const header = buildRunHeader(
     settings,
     {
@@ -74,6 +78,7 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
       ...(inputs.client.weights ? { weights: inputs.client.weights } : {}),
       model: inputs.model,
       ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
+      ...(judge ? { judge: { id: judge.client.id, model: judge.model, repeats: judge.repeats } } : {}),
       ...(shard ? { shard } : {}),
       ...(inputs.batch ? { batch: true } : {}),
     },
@@ -87,10 +92,17 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
       logger.warn(`${runFile} was started ${prior.header.pricing === "batch" ? "in batch mode" : "with synchronous calls"}; its header keeps saying so, though the runs added now are ${inputs.batch ? "batched" : "synchronous"}`);
     }
     logger.info(`resuming ${runFile}: ${existing.length} runs already done`);
-    return { header: prior.header, tasks, existing, writer: RunWriter.append(runFile) };
+    return { header: prior.header, tasks, existing, writer: RunWriter.append(runFile), ...(judge ? { judge } : {}) };
   }
   if (existsSync(runFile)) {
     throw new InputError(`${runFile} already exists`, { file: runFile, hint: "Resume it, or choose another run file.", hintIds: ["resume", "runFile"] });
   }
-  return { header, tasks, existing, writer: RunWriter.create(runFile, header) };
+  return { header, tasks, existing, writer: RunWriter.create(runFile, header), ...(judge ? { judge } : {}) };
+}
+
+/** The judge, when some task has free-text expectations: the given endpoint, else the evaluated model's (temperature 0). */
+function judgeFor(tasks: readonly Task[], settings: RunSettings, inputs: OpenRunInputs): JudgeConfig | undefined {
+  if (!tasks.some((t) => t.kind === "skill-eval" && t.criteria.some((c) => c.type === "judge"))) return undefined;
+  const endpoint = inputs.judge ?? { client: inputs.client, model: inputs.model };
+  return { client: endpoint.client, model: endpoint.model, repeats: settings.judgeRepeats, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };
 }

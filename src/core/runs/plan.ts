@@ -31,6 +31,8 @@ export class Planner {
   private readonly completed = new Set<string>();
   /** Tasks whose disabled runs the RAE-only design needs (kept so progress totals cost O(1)). */
   private readonly unlocked = new Set<string>();
+  private readonly enabledOnlyCount: number;
+  private readonly enabledOnlyIds: Set<string>;
   private readonly byId: Map<string, Task>;
 
   constructor(
@@ -40,8 +42,10 @@ export class Planner {
     existing: readonly RunSummary[],
     readonly control?: ControlSample,
   ) {
+    this.enabledOnlyIds = new Set(tasks.filter(enabledOnly).map((t) => t.id));
+    this.enabledOnlyCount = this.enabledOnlyIds.size;
     this.byId = new Map(tasks.map((t) => [t.id, t]));
-    if (design === "rae-only") for (const t of tasks) if (inControlSample(t.id, control)) this.unlocked.add(t.id);
+    if (design === "rae-only") for (const t of tasks) if (!enabledOnly(t) && inControlSample(t.id, control)) this.unlocked.add(t.id);
     for (const r of existing) this.noteDone(r);
   }
 
@@ -50,6 +54,7 @@ export class Planner {
     const jobs: Job[] = [];
     for (const task of this.tasks) {
       for (let s = 0; s < this.samples; s++) this.push(jobs, task, "enabled", s);
+      if (enabledOnly(task)) continue;
       if (this.design === "paired" || this.unlocked.has(task.id)) {
         for (let s = 0; s < this.samples; s++) this.push(jobs, task, "disabled", s);
       }
@@ -64,14 +69,15 @@ export class Planner {
     if (this.design !== "rae-only" || record.condition !== "enabled" || wasUnlocked || !this.disabledUnlocked(record.taskId)) return [];
     const task = this.byId.get(record.taskId);
     const jobs: Job[] = [];
-    if (task) for (let s = 0; s < this.samples; s++) this.push(jobs, task, "disabled", s);
+    if (task && !enabledOnly(task)) for (let s = 0; s < this.samples; s++) this.push(jobs, task, "disabled", s);
     return jobs;
   }
 
   /** Number of runs the design needs given what is known now (grows in RAE-only mode as retrievals appear). */
   plannedTotal(): number {
     const perCondition = this.tasks.length * this.samples;
-    return this.design === "paired" ? 2 * perCondition : perCondition + this.unlocked.size * this.samples;
+    const paired = this.tasks.length - this.enabledOnlyCount;
+    return this.design === "paired" ? perCondition + paired * this.samples : perCondition + this.unlocked.size * this.samples;
   }
 
   isCompleted(key: string): boolean {
@@ -85,7 +91,7 @@ export class Planner {
     e.done++;
     e.retrieved ||= r.retrieved.length > 0;
     this.enabledDone.set(r.taskId, e);
-    if (this.disabledUnlocked(r.taskId)) this.unlocked.add(r.taskId);
+    if (this.disabledUnlocked(r.taskId) && !this.enabledOnlyIds.has(r.taskId)) this.unlocked.add(r.taskId);
   }
 
   private disabledUnlocked(taskId: string): boolean {
@@ -97,6 +103,11 @@ export class Planner {
     const key = runKey(task.id, condition, sample);
     if (!this.completed.has(key)) jobs.push({ key, task, condition, sample });
   }
+}
+
+/** Trigger cases of skill evals run in the enabled condition only: they measure triggering, not an effect. */
+export function enabledOnly(task: Task): boolean {
+  return task.kind === "skill-eval" && task.triggerOnly;
 }
 
 /** A reproducible permutation (Fisher–Yates over the stats module's seeded PRNG). */

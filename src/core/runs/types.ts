@@ -1,6 +1,6 @@
 import { z } from "zod";
 import {
-  ConditionSchema, ControlSampleSchema, DesignSchema, RetrievalModeSchema, SandboxInfoSchema, SearchOptionsSchema, SkillRefSchema,
+  ConditionSchema, ControlSampleSchema, DesignSchema, FileReadSchema, RetrievalModeSchema, SandboxInfoSchema, SearchOptionsSchema, SkillRefSchema,
   StopWhenSchema, VerdictSchema, type Condition,
 } from "../../shared/vocabulary/index.js";
 import { ToolCallRecordSchema } from "../agent/types.js";
@@ -11,6 +11,24 @@ import { ToolCallRecordSchema } from "../agent/types.js";
  * the report model, the CLI and the extension. Bump RUN_FORMAT_VERSION on any incompatible change.
  */
 export const RUN_FORMAT_VERSION = 1;
+
+export const EvalTaskInfoSchema = z.object({
+  id: z.string(),
+  owner: z.string(),
+  shouldTrigger: z.boolean(),
+  triggerOnly: z.boolean(),
+  /** How many of its criteria the judge grades. */
+  judged: z.number().int().nonnegative(),
+});
+export type EvalTaskInfo = z.infer<typeof EvalTaskInfoSchema>;
+
+export const JudgeInfoSchema = z.object({
+  /** The judge client's id (endpoint and model, no credentials). */
+  id: z.string(),
+  model: z.string(),
+  repeats: z.number().int().positive(),
+});
+export type JudgeInfo = z.infer<typeof JudgeInfoSchema>;
 
 export const RunHeaderSchema = z.object({
   type: z.literal("header"),
@@ -49,6 +67,13 @@ export const RunHeaderSchema = z.object({
   /** RAE-only design: the control sample (see ControlSampleSchema). */
   control: ControlSampleSchema.optional(),
   /**
+   * Skill evals: whose eval each task is, whether it should load its owner (false: a near miss) and whether it is a
+   * trigger case (enabled condition only), so the report can tell own evals, others' evals and near misses apart.
+   */
+  evalTasks: z.array(EvalTaskInfoSchema).optional(),
+  /** The LLM judge of skill evals' free-text expectations (absent when no task has one). */
+  judge: JudgeInfoSchema.optional(),
+  /**
    * `run --shard k/n` (shard.ts): shard `index` of `count`, out of the `total` tasks of the unsharded selection;
    * `positions[i]` is where `taskIds[i]` sits in that selection. Absent in an unsharded (or merged) run file.
    */
@@ -83,6 +108,8 @@ export const RunRecordSchema = z.object({
   /** Skills returned by tool calls in this run (deduplicated, in order of first return). Empty for disabled. */
   retrieved: z.array(SkillRefSchema),
   toolCalls: z.array(ToolCallRecordSchema),
+  /** Files read from skill folders (read_skill_file); absent when none. */
+  filesRead: z.array(FileReadSchema).optional(),
   answer: z.string().nullable(),
   verdict: VerdictSchema,
   tokens: z.object({ prompt: z.number().int(), completion: z.number().int() }),

@@ -9,3 +9,4 @@ export * from "./sequential.js";
 export * from "./monitor.js";
 export * from "./cost.js";
 export * from "./bootstrap.js";
+export * from "./agreement.js";

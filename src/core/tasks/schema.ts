@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CheckTypeSchema } from "../../shared/vocabulary/index.js";
 
 /**
  * Our own task format, one JSON object per line. Importers turn EvalPlus MBPP+/HumanEval+, GSM8K and
@@ -66,13 +67,57 @@ export const MathAnswerTaskSchema = z.object({
 });
 export type MathAnswerTask = z.infer<typeof MathAnswerTaskSchema>;
 
-export const TaskSchema = z.discriminatedUnion("kind", [PythonFunctionTaskSchema, MathAnswerTaskSchema]);
+/**
+ * One graded item of a skill eval, in the order the eval file lists them: a deterministic check
+ * (`{type, value}`, run first, no model), or a free-text expectation for the LLM judge.
+ */
+export const EvalCriterionSchema = z.discriminatedUnion("type", [
+  z.object({ type: CheckTypeSchema, value: z.string(), name: z.string().optional(), flags: z.string().optional() }),
+  z.object({ type: z.literal("judge"), text: z.string().min(1) }),
+]);
+export type EvalCriterion = z.infer<typeof EvalCriterionSchema>;
+
+/** A file attached to an eval's prompt: inlined when it is UTF-8 text under the size cap, else listed by name and size. */
+export const AttachmentSchema = z.object({
+  /** Relative to the skill folder, as the eval file names it. */
+  path: z.string().min(1),
+  bytes: z.number().int().nonnegative(),
+  text: z.string().optional(),
+  /** Why the text is not shown (binary, over the cap). */
+  note: z.string().optional(),
+});
+export type Attachment = z.infer<typeof AttachmentSchema>;
+
+/**
+ * A case from a skill's own `evals/evals.json` (or a trigger-only set). Id `<skill>/<eval id>`. `owner` is the skill
+ * whose evals it is; `shouldTrigger: false` marks a near miss (a prompt that should not load the owner);
+ * `triggerOnly` cases run in the enabled condition only and measure triggering, not an effect.
+ */
+export const SkillEvalTaskSchema = z.object({
+  id: z.string().min(1),
+  kind: z.literal("skill-eval"),
+  prompt: z.string().min(1),
+  owner: z.string().min(1),
+  evalId: z.union([z.number(), z.string()]),
+  name: z.string().optional(),
+  shouldTrigger: z.boolean().default(true),
+  triggerOnly: z.boolean().default(false),
+  expectedOutput: z.string().optional(),
+  criteria: z.array(EvalCriterionSchema).default([]),
+  attachments: z.array(AttachmentSchema).default([]),
+  tags: z.array(z.string()).optional(),
+});
+export type SkillEvalTask = z.infer<typeof SkillEvalTaskSchema>;
+
+export const TaskSchema = z.discriminatedUnion("kind", [PythonFunctionTaskSchema, MathAnswerTaskSchema, SkillEvalTaskSchema]);
 export type Task = z.infer<typeof TaskSchema>;
 
 /** A located problem in a task file. The rest of the file still loads. */
 export interface TaskLoadIssue {
   file: string;
   line: number;
+  /** 1-based, where the format knows it (JSON eval files). */
+  column?: number;
   message: string;
 }
 
@@ -80,7 +125,7 @@ export interface TaskSet {
   /** Short name shown in reports, e.g. `mbppplus`, `gsm8k`, or the file's base name. */
   name: string;
   /** Which importer read it. */
-  format: "native" | "evalplus-mbpp" | "evalplus-humaneval" | "evalplus-mbpp-originfmt" | "evalplus-humaneval-originfmt" | "gsm8k" | "math500";
+  format: "native" | "skill-evals" | "evalplus-mbpp" | "evalplus-humaneval" | "evalplus-mbpp-originfmt" | "evalplus-humaneval-originfmt" | "gsm8k" | "math500";
   file: string;
   /** sha256 of the file bytes as read (compressed bytes for .gz). */
   hash: string;

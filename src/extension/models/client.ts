@@ -57,3 +57,34 @@ export async function resolveClient(svc: Services, modelName: string, settings: 
   const inner = settings.batch ? createOpenAIBatchClient({ ...options, ...(settings.responseCache ? { responsesDir: svc.layout.responsesDir } : {}) }) : createOpenAIClient(options);
   return { client: cached(inner), modelName, baseUrl };
 }
+
+/**
+ * The judge of skill evals when the settings name another model or endpoint; undefined: the evaluated model judges.
+ * A judge on another endpoint gets its key from SKILL_FOLLOWING_JUDGE_API_KEY (or none, for a local server): the
+ * stored key belongs to the configured endpoint and is never sent elsewhere.
+ */
+export async function resolveJudge(
+  svc: Services,
+  settings: Pick<RunSettings, "responseCache" | "timeoutSeconds" | "judgeModel" | "judgeBaseUrl">,
+  evaluated: ResolvedClient,
+): Promise<{ client: ModelClient; model: string } | undefined> {
+  if (settings.judgeModel === undefined && settings.judgeBaseUrl === undefined) return undefined;
+  const cfg = svc.config.get();
+  const cached = (inner: ModelClient) => (settings.responseCache ? createCachedClient(inner, { dir: svc.layout.responsesDir, logger: svc.logger }) : inner);
+  if (cfg.modelProvider === "vscode-lm" && settings.judgeBaseUrl === undefined) {
+    const model = await selectLmModel(settings.judgeModel ?? evaluated.modelName);
+    return { client: cached(createLmClient(model, "Skill Following asks a judge model to grade each answer against the skill's own evals.")), model: model.id };
+  }
+  const baseUrl = settings.judgeBaseUrl ?? evaluated.baseUrl ?? cfg.baseUrl;
+  const same = baseUrl === cfg.baseUrl && cfg.modelProvider !== "vscode-lm";
+  const key = same ? (await svc.secrets.getApiKey())?.key : process.env.SKILL_FOLLOWING_JUDGE_API_KEY;
+  if (!key && !isLocalEndpoint(baseUrl)) {
+    throw new ModelConfigError(`The judge at ${baseUrl} needs an API key`, {
+      hint: "Give the judge's key in the SKILL_FOLLOWING_JUDGE_API_KEY environment variable, or judge with the evaluated model's endpoint.",
+      hintIds: ["judgeBaseUrl", "apiKey"],
+    });
+  }
+  const model = settings.judgeModel ?? evaluated.modelName;
+  const inner = createOpenAIClient({ baseURL: baseUrl, apiKey: key ?? LOCAL_DUMMY_KEY, model, timeoutMs: settings.timeoutSeconds * 1000, logger: svc.logger, env: {} });
+  return { client: cached(inner), model };
+}

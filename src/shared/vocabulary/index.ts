@@ -7,6 +7,7 @@ export * from "./design.js";
 export * from "./export-format.js";
 export * from "./isolation.js";
 export * from "./retrieval.js";
+export * from "./skill-evals.js";
 export * from "./skill-ref.js";
 export * from "./stop-rule.js";
 export * from "./verdict.js";

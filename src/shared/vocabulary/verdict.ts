@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ExpectationResultSchema } from "./skill-evals.js";
 
 /** Why a failing answer failed. `sandbox` and `timeout` are the grader's own trouble, re-checked and never cached. */
 export const FailureKindSchema = z.enum(["wrong-answer", "error", "timeout", "memory", "output-limit", "no-answer", "sandbox"]);
@@ -19,6 +20,8 @@ export const VerdictSchema = z.object({
       kind: FailureKindSchema,
     })
     .optional(),
+  /** Skill evals: every assertion and expectation of the task, graded (skill-creator's `grading.json` entries). */
+  expectations: z.array(ExpectationResultSchema).optional(),
 });
 export type Verdict = z.infer<typeof VerdictSchema>;
 

@@ -40,9 +40,14 @@ const TABLE: Array<{ name: string; argv: string[]; config: Record<string, unknow
   { name: "size", argv: ["--concurrency", "8", "--limit", "3"], config: { concurrency: 8, taskLimit: 3 } },
   { name: "early stopping", argv: ["--stop-when", "decided", "--shuffle-seed", "9", "--alpha", "0.1", "--limit", "4"], config: { stopWhen: "decided", shuffleSeed: 9, alpha: 0.1, taskLimit: 4 } },
   { name: "requests", argv: ["--timeout", "30", "--no-cache"], config: { requestTimeoutSeconds: 30, responseCache: false } },
+  {
+    name: "the skill-eval judge",
+    argv: ["--judge-model", "judge-m", "--judge-base-url", "http://127.0.0.1:9/v1", "--judge-repeats", "3"],
+    config: { judgeModel: "judge-m", judgeBaseUrl: "http://127.0.0.1:9/v1", judgeRepeats: 3 },
+  },
   { name: "batch", argv: ["--batch"], config: { batch: true } },
   // What the editor shows for an unset optional setting (null) is the CLI's absent flag.
-  { name: "unset optionals", argv: [], config: { seed: null, maxTokens: null, taskLimit: null } },
+  { name: "unset optionals", argv: [], config: { seed: null, maxTokens: null, taskLimit: null, judgeModel: null, judgeBaseUrl: null } },
 ];
 
 const taskSet: TaskSet = {

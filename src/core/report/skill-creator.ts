@@ -1,0 +1,188 @@
+/**
+ * `report --format skill-creator`: the runs of skill evals in skill-creator's iteration layout, so its viewer
+ * (eval-viewer/generate_review.py) and aggregate_benchmark.py read them. Per skill:
+ *   <skill>/benchmark.json
+ *   <skill>/eval-<id>/eval_metadata.json
+ *   <skill>/eval-<id>/{with_skill,without_skill}/run-<k>/{outputs/response.md, grading.json, timing.json}
+ * with_skill is the enabled condition (the library offered; the agent decides whether to load the skill),
+ * without_skill the disabled one. Field names follow skill-creator's references/schemas.md exactly. Pure: returns
+ * the files, the host writes them.
+ */
+import type { ExpectationResult } from "../../shared/vocabulary/index.js";
+import type { RunHeader, RunRecord } from "../runs/types.js";
+import { evalTaskInfo } from "./skill-evals.js";
+
+/** Whole run files: the export writes outputs and transcript sizes, which summaries do not keep. */
+interface RunInput {
+  header: RunHeader;
+  records: RunRecord[];
+}
+import type { Report } from "./schema.js";
+
+export interface ExportFile {
+  /** Relative to the export folder, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+const CONFIG = { enabled: "with_skill", disabled: "without_skill" } as const;
+
+const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+
+function stats(values: readonly number[]): { mean: number; stddev: number; min: number; max: number } {
+  if (values.length === 0) return { mean: 0, stddev: 0, min: 0, max: 0 };
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  const variance = values.length > 1 ? values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1) : 0;
+  return { mean: round(mean), stddev: round(Math.sqrt(variance)), min: round(Math.min(...values)), max: round(Math.max(...values)) };
+}
+
+const signedText = (x: number, digits: number) => `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+
+/** A folder-safe eval id. */
+const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "eval";
+
+const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+interface EvalEntry {
+  owner: string;
+  evalKey: string;
+  evalId: number;
+  evalName: string;
+  records: RunRecord[];
+}
+
+function grading(r: RunRecord, expectations: readonly ExpectationResult[]) {
+  const passed = expectations.filter((e) => e.passed).length;
+  const toolCounts: Record<string, number> = {};
+  for (const c of r.toolCalls) toolCounts[c.name] = (toolCounts[c.name] ?? 0) + 1;
+  const output = r.answer ?? "";
+  const seconds = round(r.latencyMs / 1000, 1);
+  return {
+    expectations: expectations.map((e) => ({ text: e.text, passed: e.passed, evidence: e.evidence })),
+    summary: { passed, failed: expectations.length - passed, total: expectations.length, pass_rate: expectations.length ? round(passed / expectations.length, 2) : 0 },
+    execution_metrics: {
+      tool_calls: toolCounts,
+      total_tool_calls: r.toolCalls.length,
+      total_steps: r.turns,
+      errors_encountered: r.toolCalls.filter((c) => c.error).length + (r.error ? 1 : 0),
+      output_chars: output.length,
+      transcript_chars: r.transcript.reduce((s, m) => s + (m.content?.length ?? 0), 0),
+    },
+    timing: { executor_duration_seconds: seconds, total_duration_seconds: seconds },
+    claims: [],
+    user_notes_summary: { uncertainties: [], needs_review: [], workarounds: [...(r.error ? [r.error] : []), ...(r.filesRead ?? []).map((f) => `read ${f.skill}/${f.path}`)] },
+  };
+}
+
+/** Every file of the export. Evaluations with skill evals each get a folder when there are several. */
+export function skillCreatorExport(runs: readonly RunInput[], report: Report): ExportFile[] {
+  const groups = new Map<string, RunInput[]>();
+  for (const run of runs) {
+    const h = run.header;
+    const key = `${h.model.id}\u0000${h.taskSet.hash}\u0000${h.mode}`;
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  const withEvals = [...groups.values()].filter((g) => g.some((r) => (r.header.evalTasks ?? []).length > 0));
+  return withEvals.flatMap((group, i) => {
+    const prefix = withEvals.length > 1 ? `${slug(group[group.length - 1]!.header.model.name)}-${i + 1}/` : "";
+    const evaluation = report.evaluations.find((e) => e.runIds.includes(group[0]!.header.runId));
+    return exportGroup(group, evaluation).map((f) => ({ ...f, path: prefix + f.path }));
+  });
+}
+
+function exportGroup(group: readonly RunInput[], evaluation: Report["evaluations"][number] | undefined): ExportFile[] {
+  const headers = group.map((r) => r.header);
+  const last = headers[headers.length - 1]!;
+  const info = evalTaskInfo(headers);
+  const byKey = new Map<string, RunRecord>();
+  for (const run of group) for (const r of run.records) byKey.set(r.key, r);
+  const entries = new Map<string, EvalEntry>();
+  const perOwner = new Map<string, number>();
+  for (const id of headers.flatMap((h) => h.taskIds)) {
+    const t = info.get(id);
+    if (!t || t.triggerOnly || entries.has(id)) continue;
+    const local = id.startsWith(`${t.owner}/`) ? id.slice(t.owner.length + 1) : id;
+    const index = (perOwner.get(t.owner) ?? 0) + 1;
+    perOwner.set(t.owner, index);
+    const numeric = /^\d+$/.test(local) ? Number(local) : index;
+    entries.set(id, { owner: t.owner, evalKey: slug(local), evalId: numeric, evalName: local, records: [] });
+  }
+  for (const r of byKey.values()) entries.get(r.taskId)?.records.push(r);
+  const files: ExportFile[] = [];
+  const byOwner = new Map<string, EvalEntry[]>();
+  for (const e of entries.values()) byOwner.set(e.owner, [...(byOwner.get(e.owner) ?? []), e]);
+  for (const [owner, evals] of byOwner) {
+    const runsOut: Array<Record<string, unknown> & { configuration: string; result: { pass_rate: number; time_seconds: number; tokens: number } & Record<string, number> }> = [];
+    for (const e of evals) {
+      const dir = `${slug(owner)}/eval-${e.evalKey}`;
+      const first = e.records[0];
+      const prompt = first?.transcript.find((m) => m.role === "user")?.content ?? "";
+      const texts = (first?.verdict.expectations ?? []).map((x) => x.text);
+      files.push({ path: `${dir}/eval_metadata.json`, text: json({ eval_id: e.evalId, eval_name: e.evalName, prompt, assertions: texts }) });
+      for (const r of [...e.records].sort((a, b) => a.condition.localeCompare(b.condition) || a.sample - b.sample)) {
+        const configuration = CONFIG[r.condition];
+        const runDir = `${dir}/${configuration}/run-${r.sample + 1}`;
+        const expectations = r.verdict.expectations ?? [];
+        const g = grading(r, expectations);
+        const tokens = r.tokens.prompt + r.tokens.completion;
+        files.push({ path: `${runDir}/outputs/response.md`, text: r.answer ?? "" });
+        files.push({ path: `${runDir}/grading.json`, text: json(g) });
+        files.push({ path: `${runDir}/timing.json`, text: json({ total_tokens: tokens, duration_ms: Math.round(r.latencyMs), total_duration_seconds: round(r.latencyMs / 1000, 1) }) });
+        runsOut.push({
+          eval_id: e.evalId,
+          eval_name: e.evalName,
+          configuration,
+          run_number: r.sample + 1,
+          result: { pass_rate: g.summary.pass_rate, passed: g.summary.passed, failed: g.summary.failed, total: g.summary.total, time_seconds: g.timing.total_duration_seconds, tokens, tool_calls: r.toolCalls.length, errors: g.execution_metrics.errors_encountered },
+          expectations: g.expectations,
+          notes: g.user_notes_summary.workarounds,
+        });
+      }
+    }
+    const summary = (config: string) => {
+      const rs = runsOut.filter((r) => r.configuration === config);
+      return { pass_rate: stats(rs.map((r) => r.result.pass_rate)), time_seconds: stats(rs.map((r) => r.result.time_seconds)), tokens: stats(rs.map((r) => r.result.tokens)) };
+    };
+    const w = summary("with_skill");
+    const wo = summary("without_skill");
+    const skill = evaluation?.skills.find((s) => s.name === owner);
+    const skillFile = last.skills.find((s) => s.name === owner)?.file;
+    files.push({
+      path: `${slug(owner)}/benchmark.json`,
+      text: json({
+        metadata: {
+          skill_name: owner,
+          skill_path: skillFile ? skillFile.replace(/[\\/]SKILL\.md$/, "") : "",
+          executor_model: last.model.name,
+          analyzer_model: last.judge?.model ?? "",
+          timestamp: last.createdAt,
+          evals_run: evals.map((e) => e.evalId),
+          runs_per_configuration: last.params.samples,
+        },
+        runs: runsOut,
+        run_summary: {
+          with_skill: w,
+          without_skill: wo,
+          delta: {
+            pass_rate: signedText(w.pass_rate.mean - wo.pass_rate.mean, 2),
+            time_seconds: signedText(w.time_seconds.mean - wo.time_seconds.mean, 1),
+            tokens: signedText(w.tokens.mean - wo.tokens.mean, 0),
+          },
+        },
+        notes: benchmarkNotes(skill),
+      }),
+    });
+  }
+  return files;
+}
+
+/** What Skill Following adds to skill-creator's notes: the skill was offered, not forced, and what that did. */
+function benchmarkNotes(skill: Report["evaluations"][number]["skills"][number] | undefined): string[] {
+  const notes = ["with_skill offers the skill library and lets the agent decide whether to load this skill; without_skill offers none (Skill Following's paired design)."];
+  if (!skill?.trigger) return notes;
+  const t = skill.trigger;
+  notes.push(`Trigger recall on its own evals: ${t.ownEvals.loaded}/${t.ownEvals.n} enabled runs loaded the skill; near misses loaded: ${t.nearMiss.loaded}/${t.nearMiss.n}; other skills' evals loaded: ${t.otherEvals.loaded}/${t.otherEvals.n}.`);
+  const o = skill.ownEvals;
+  if (o && o.n > 0) notes.push(`On its own evals where it was loaded (n = ${o.n}): rescued ${o.rescued}, harmed ${o.harmed}, RAE ${o.effect === null ? "n/a" : o.effect.toFixed(3)}${o.pMid === null ? "" : `, McNemar mid-p ${o.pMid.toFixed(4)}`}.`);
+  return notes;
+}

@@ -1,0 +1,160 @@
+/**
+ * The built CLI on the skill-evals scenario (test/support/skill-evals-scenario.ts): the judge graded three times by a
+ * judge scripted to change its mind on chosen expectations, and the skill-creator export checked against
+ * skill-creator's documented schemas. Needs `node esbuild.mjs` first.
+ *
+ * The judge follows the tags (tagJudge) except: "[crash]" (release-notes/2, both outputs) flips on the second grading,
+ * and commit-style/1's enabled output ("Fix typo in README [imperative]") flips on the third. Ten graded items, one
+ * judged expectation per output; votes per repeat (r0, r1, r2):
+ *   release-notes/1 E, D   T T T      release-notes/2 E, D   T F T      release-notes/3 E F F F, D T T T
+ *   csv-report/empty E, D  F F F      commit-style/1 E       T T F      commit-style/1 D        T T T
+ * Self-agreement: seven unanimous items (1) and three with one dissent (1/3): (7 + 3·1/3)/10 = 0.8.
+ * Repeat pass rates 7/10, 5/10, 6/10. Cohen's kappa: (r0, r1) agree 8/10, chance 0.5 → 0.6; (r0, r2) agree 9/10, chance
+ * 0.54 → 0.36/0.46; (r1, r2) agree 7/10, chance 0.5 → 0.4. Light's kappa = their mean. Fleiss: P̄ 0.8, p = 18/30,
+ * chance 0.52 → 0.28/0.48. Unstable pairs: commit-style/1 (both pass, then harmed on r2) and release-notes/2 (both pass,
+ * both fail on r1). RAE over the 7 retrieved pairs 1/7; without the two unstable (both both-pass) 1/5.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { z } from "zod";
+import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
+import { BenchmarkJsonSchema, EvalMetadataSchema, GradingJsonSchema, TimingJsonSchema } from "../../support/skill-creator-schemas.js";
+import { agentScript, writeLibrary } from "../../support/skill-evals-scenario.js";
+import { tagJudge, withJudge } from "../../support/scripts.js";
+import { cli, repoRoot, runCli } from "../cli/harness.js";
+import { REFERENCE } from "../../support/example-answers.js";
+import { planContext } from "../../support/scripts.js";
+import { scanSkills } from "../../../src/core/skills/index.js";
+import { loadSkillEvals, type SkillEvalTask } from "../../../src/core/tasks/index.js";
+
+const flippingJudge = withJudge(agentScript, (ask, expectation) => {
+  const base = tagJudge(ask, expectation);
+  const flip = (expectation.includes("[crash]") && ask.seenBefore === 1) || (ask.response === "Fix typo in README [imperative]" && ask.seenBefore === 2);
+  return flip ? { passed: !base.passed, evidence: `changed its mind: ${base.evidence}` } : base;
+});
+
+describe("CLI: skill evals with --judge-repeats 3 and the skill-creator export", { skip: !existsSync(cli) && "build first (node esbuild.mjs)" }, () => {
+  let server: ScriptedServer;
+  const cwd = mkdtempSync(path.join(os.tmpdir(), "sf-evals-cli-"));
+  const { skillsDir } = writeLibrary(cwd);
+
+  before(async () => {
+    server = await startScriptedServer({ script: flippingJudge });
+  });
+  after(() => server.close());
+
+  it("gives the self-agreement, kappa and unstable pairs the scripted judge implies", async () => {
+    const run = await runCli(["run", "--skills", skillsDir, "--tasks", "skill-evals", "--model", "m", "--judge-repeats", "3", "--out", "run.jsonl", "--concurrency", "2"], { cwd, baseUrl: server.url });
+    assert.equal(run.code, 0, run.stderr);
+    // Agent turns 17 + 8; the judge: 10 outputs × 3.
+    assert.equal(server.calls, 17 + 8 + 30);
+    assert.match(run.stdout, /judge: m, 3 gradings per output; self-agreement 80\.0%/);
+    const report = await runCli(["report", "run.jsonl", "--format", "json"], { cwd, baseUrl: server.url });
+    assert.equal(report.code, 0, report.stderr);
+    const e = (JSON.parse(report.stdout) as { evaluations: Array<Record<string, unknown>> }).evaluations[0]!;
+    const judge = e.judge as { model: string; repeats: number; agreement: number; kappa: number; fleissKappa: number; unstablePairs: string[]; items: number; rae: Record<string, number> };
+    assert.equal(judge.model, "m");
+    assert.equal(judge.repeats, 3);
+    assert.equal(judge.items, 10);
+    assert.ok(Math.abs(judge.agreement - 0.8) < 1e-12);
+    assert.ok(Math.abs(judge.kappa - (0.6 + 0.36 / 0.46 + 0.4) / 3) < 1e-12, String(judge.kappa));
+    assert.ok(Math.abs(judge.fleissKappa - 0.28 / 0.48) < 1e-12);
+    assert.deepEqual(judge.unstablePairs, ["commit-style/1", "release-notes/2"]);
+    assert.deepEqual(judge.rae, { all: 1 / 7, withoutUnstable: 1 / 5, nAll: 7, nWithoutUnstable: 5 });
+    // Majority votes keep the verdicts of a steady judge: the same rescued and harmed tasks.
+    const skills = e.skills as Array<{ name: string; harmedTasks: string[] }>;
+    assert.deepEqual(skills.find((s) => s.name === "release-notes")!.harmedTasks, ["csv-report/mean", "release-notes/3"]);
+    // Each judged run record carries its votes; the expectation passes on the majority.
+    const records = readFileSync(path.join(cwd, "run.jsonl"), "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l) as { taskId: string; condition: string; verdict: { expectations: Array<{ votes?: boolean[]; passed: boolean }> } });
+    const rn2 = records.find((r) => r.taskId === "release-notes/2" && r.condition === "enabled")!;
+    assert.deepEqual(rn2.verdict.expectations[0], { ...rn2.verdict.expectations[0], votes: [true, false, true], passed: true });
+    // Resuming a complete run asks nobody anything.
+    server.reset();
+    const again = await runCli(["run", "--skills", skillsDir, "--tasks", "skill-evals", "--model", "m", "--judge-repeats", "3", "--out", "run.jsonl", "--resume"], { cwd, baseUrl: server.url });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(server.calls, 0);
+  });
+
+  it("writes skill-creator's iteration layout, valid against its documented schemas", async () => {
+    const out = await runCli(["report", "run.jsonl", "--format", "skill-creator", "export"], { cwd, baseUrl: server.url });
+    assert.equal(out.code, 0, out.stderr);
+    const dir = path.join(cwd, "export");
+    assert.deepEqual(readdirSync(dir).sort(), ["commit-style", "csv-report", "release-notes"]);
+    const check = <T>(schema: z.ZodType<T>, file: string): T => {
+      const r = schema.safeParse(JSON.parse(readFileSync(path.join(dir, file), "utf8")));
+      assert.ok(r.success, `${file}: ${r.success ? "" : JSON.stringify(r.error.issues[0])}`);
+      return r.data!;
+    };
+    const bench = check(BenchmarkJsonSchema, "release-notes/benchmark.json");
+    assert.deepEqual(bench.metadata.evals_run, [1, 2, 3]);
+    assert.equal(bench.runs.length, 6);
+    // release-notes expectation pass rates per run, with_skill: 1, 1, 0; without_skill: 0.5, 1, 1.
+    assert.equal(bench.run_summary.with_skill.pass_rate.mean, 0.6667);
+    assert.equal(bench.run_summary.without_skill.pass_rate.mean, 0.8333);
+    assert.equal(bench.run_summary.delta.pass_rate, "-0.17");
+    assert.ok(bench.notes.some((n) => n.includes("Trigger recall on its own evals: 2/2")));
+    for (const skill of ["commit-style", "csv-report", "release-notes"]) {
+      check(BenchmarkJsonSchema, `${skill}/benchmark.json`);
+      for (const evalDir of readdirSync(path.join(dir, skill)).filter((f) => f.startsWith("eval-"))) {
+        check(EvalMetadataSchema, `${skill}/${evalDir}/eval_metadata.json`);
+        for (const config of ["with_skill", "without_skill"]) {
+          const run = `${skill}/${evalDir}/${config}/run-1`;
+          const grading = check(GradingJsonSchema, `${run}/grading.json`);
+          check(TimingJsonSchema, `${run}/timing.json`);
+          assert.ok(existsSync(path.join(dir, run, "outputs", "response.md")));
+          assert.equal(grading.summary.total, grading.expectations.length);
+        }
+      }
+    }
+    assert.ok(existsSync(path.join(dir, "csv-report", "eval-sum", "with_skill", "run-1", "grading.json")), "string ids name their folder");
+    const g = check(GradingJsonSchema, "release-notes/eval-1/without_skill/run-1/grading.json");
+    assert.deepEqual(g.summary, { passed: 1, failed: 1, total: 2, pass_rate: 0.5 });
+  });
+
+  it("refuses an export without a folder", async () => {
+    const noFolder = await runCli(["report", "run.jsonl", "--format", "skill-creator"], { cwd, baseUrl: server.url });
+    assert.equal(noFolder.code, 2);
+    assert.match(noFolder.stderr, /writes a folder/);
+  });
+});
+
+describe("CLI: the README's skill-evals command on the shipped examples", { skip: !existsSync(cli) && "build first (node esbuild.mjs)" }, () => {
+  it("runs every example skill's own evals: each loads its skill and is rescued; near misses load nothing", async () => {
+    const tasks = loadSkillEvals((await scanSkills([path.join(repoRoot, "skills")])).skills).tasks as SkillEvalTask[];
+    const good = new Set(Object.values(REFERENCE).map((r) => r.good));
+    // Enabled runs load the eval's owner (near misses load nothing) and answer well; disabled runs answer badly, but
+    // on near misses, where both answer well.
+    const script = withJudge(
+      (req) => {
+        const ctx = planContext(req);
+        const task = tasks.find((t) => ctx.userText.startsWith(t.prompt));
+        if (!task) return { error: { status: 400, message: "unknown prompt" } };
+        const ref = REFERENCE[task.id]!;
+        if (!ctx.hasTools) return { content: task.shouldTrigger ? ref.bad : ref.good };
+        if (task.shouldTrigger && ctx.turn === 0) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: task.owner }) }] };
+        return { content: ref.good };
+      },
+      (ask) => ({ passed: good.has(ask.response), evidence: "scripted" }),
+    );
+    const server = await startScriptedServer({ script });
+    const cwd = mkdtempSync(path.join(os.tmpdir(), "sf-evals-readme-"));
+    try {
+      const run = await runCli(["run", "--skills", path.join(repoRoot, "skills"), "--tasks", "skill-evals", "--model", "m", "--out", "run.jsonl"], { cwd, baseUrl: server.url });
+      assert.equal(run.code, 0, run.stderr);
+      const report = await runCli(["report", "run.jsonl", "--format", "json"], { cwd, baseUrl: server.url });
+      const e = (JSON.parse(report.stdout) as { evaluations: Array<{ retrieved: { n: number; rescued: number }; skills: Array<{ name: string; trigger: { ownEvals: { n: number; loaded: number }; nearMiss: { n: number; loaded: number } } | null }> }> }).evaluations[0]!;
+      const triggered = tasks.filter((t) => t.shouldTrigger);
+      assert.deepEqual([e.retrieved.n, e.retrieved.rescued], [triggered.length, triggered.length]);
+      for (const owner of ["release-notes", "regex-pitfalls", "word-problem-units"]) {
+        const s = e.skills.find((x) => x.name === owner)!;
+        const own = triggered.filter((t) => t.owner === owner).length;
+        assert.deepEqual(s.trigger, { ...s.trigger!, ownEvals: { n: own, loaded: own }, nearMiss: { n: tasks.filter((t) => t.owner === owner && !t.shouldTrigger).length, loaded: 0 } });
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
