@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { inspect } from "node:util";
-import { CancelledError, ModelRequestError } from "../../../src/core/errors.js";
+import { CancelledError, EndpointUnreachableError, ModelRequestError } from "../../../src/core/errors.js";
 import type { Logger } from "../../../src/core/logger.js";
 import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
 import { parseRetryAfter, retryDelayMs } from "../../../src/core/models/retry.js";
@@ -126,12 +126,26 @@ describe("retry and error classification", () => {
     }
   });
 
-  it("nothing listening: retried, then an error naming ECONNREFUSED and what to check", async () => {
+  it("nothing ever listening: refused twice, it stops with one EndpointUnreachableError naming the endpoint", async () => {
     const gone = await startScriptedServer({ script: () => ({ content: "x" }) });
     await gone.close();
-    const client = createOpenAIClient({ baseURL: gone.url, model: "m", maxRetries: 2, retryBaseMs: 1, maxBackoffMs: 2, env: {} });
+    const client = createOpenAIClient({ baseURL: gone.url, model: "m", maxRetries: 6, retryBaseMs: 1, maxBackoffMs: 2, env: {} });
     await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => {
-      assert.ok(e instanceof ModelRequestError);
+      assert.ok(e instanceof EndpointUnreachableError);
+      assert.match(e.message, /^Nothing is listening at http:\/\/127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED\)$/);
+      assert.match(e.options.hint ?? "", /Start the model server/);
+      assert.equal((e.cause as { code?: string }).code, "ECONNREFUSED");
+      return true;
+    });
+  });
+
+  it("refused after it once answered: a hiccup, retried to the last attempt, then an error naming ECONNREFUSED", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "x" }) });
+    const client = createOpenAIClient({ baseURL: server.url, model: "m", maxRetries: 2, retryBaseMs: 1, maxBackoffMs: 2, env: {} });
+    await client.complete(ask, { sampleIndex: 0 });
+    await server.close();
+    await assert.rejects(client.complete(ask, { sampleIndex: 1 }), (e: unknown) => {
+      assert.ok(e instanceof ModelRequestError && !(e instanceof EndpointUnreachableError));
       assert.match(e.message, /3 attempts \(connection failed \(ECONNREFUSED\)\)/);
       assert.match(e.options.hint ?? "", /Nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1/);
       assert.equal((e.cause as { code?: string }).code, "ECONNREFUSED");

@@ -54,7 +54,9 @@ const streams: Case[] = [
   { name: "writes an output line nested 2,000 levels deep", code: `import js\ndef add(a, b):\n    js.constructor.constructor(${JSON.stringify(`process.getBuiltinModule('fs').writeSync(1, '{"type":"out","i":0,"v":' + '{"t":['.repeat(2000) + '3' + ']}'.repeat(2000) + '}\\n')`)})()\n    return a - b\n`, only: "redTeam", reason: /expected 3, got -1/ },
   { name: "writes an output line of 30,000 nested lists, under the line cap (JSON.parse and validation on the host)", code: `import js\ndef add(a, b):\n    js.constructor.constructor(${JSON.stringify(`process.getBuiltinModule('fs').writeSync(1, '{"type":"out","i":0,"v":' + '['.repeat(30000) + '3' + ']'.repeat(30000) + '}\\n')`)})()\n    return a - b\n`, only: "redTeam", reason: /expected 3, got -1|broke the sandbox protocol/ },
   { name: "writes a protocol line of 100,000 nested lists (past the line cap)", code: js("const fs = process.getBuiltinModule('fs'); const d = 100000; fs.writeSync(1, '{\"type\":\"out\",\"i\":0,\"v\":' + '['.repeat(d) + '3' + ']'.repeat(d) + '}\\n'); return 1") + addReturning("a - b"), only: "redTeam", reason: /a line of more than \d+ bytes/ },
-  { name: "returns ten million numbers", code: addReturning("list(range(10 ** 7))"), reason: /out of memory|larger than \d+ bytes/, only: "normal" },
+  // Encoding 10^7 values takes about the task's 1 s of CPU in wasm: on a busy machine the deadline can come before the
+  // size cap. Either way the answer fails and the host is intact (checked after every case).
+  { name: "returns ten million numbers", code: addReturning("list(range(10 ** 7))"), reason: /out of memory|larger than \d+ bytes|^timeout/, only: "normal" },
 ];
 
 const hostAndProc: Case[] = [
