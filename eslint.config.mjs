@@ -29,7 +29,8 @@ export default tseslint.config(
   },
   {
     // Typed lint for product code: a promise nobody awaits, or one handed where a void callback is expected, loses
-    // its rejection. Tests, scripts and bench stay untyped (see the report in issue 11 for the timing).
+    // its rejection. Tests, scripts and bench stay untyped: typing src alone takes `npm run lint` from ~18 s to
+    // ~49 s of CPU on the 2-core machine, and test/ plus bench/ is as large again as src/.
     files: ["src/**/*.ts"],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
