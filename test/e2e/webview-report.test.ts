@@ -24,9 +24,10 @@ const bundle = path.join(REPO_ROOT, "dist", "webview", "main.js");
 const css = path.join(REPO_ROOT, "media", "report.css");
 const skip = !existsSync(CHROMIUM) ? `chromium not found at ${CHROMIUM}` : !existsSync(bundle) ? `${bundle} missing (npm run build)` : undefined;
 
-/** The variables of two VS Code themes the tests switch between (the values VS Code's Dark Modern and Light HC use). */
+/** The variables of the VS Code themes the tests switch between (the values Dark Modern, Light HC and Dark HC use). */
 const DARK = { "--vscode-foreground": "#cccccc", "--vscode-editor-background": "#1f1f1f", "--vscode-editorWarning-foreground": "#cca700", "--vscode-descriptionForeground": "#9d9d9d", "--vscode-font-size": "13px" };
 const LIGHT_HC = { "--vscode-foreground": "#292929", "--vscode-editor-background": "#ffffff", "--vscode-editorWarning-foreground": "#895503", "--vscode-contrastBorder": "#0f4a85", "--vscode-descriptionForeground": "#292929", "--vscode-font-size": "13px" };
+const DARK_HC = { "--vscode-foreground": "#ffffff", "--vscode-editor-background": "#000000", "--vscode-editorWarning-foreground": "#ffd370", "--vscode-contrastBorder": "#6fc3df", "--vscode-descriptionForeground": "#ffffffb3", "--vscode-font-size": "13px" };
 const styleOf = (vars: Record<string, string>) => Object.entries(vars).map(([k, v]) => `${k}: ${v}`).join("; ");
 
 describe("report webview in Chromium", { skip: skip ?? false, timeout: 120_000 }, () => {
@@ -134,7 +135,7 @@ describe("report webview in Chromium", { skip: skip ?? false, timeout: 120_000 }
     assert.equal(await page.locator("#skills-table th[data-key='name']").getAttribute("aria-sort"), "none");
   });
 
-  it("redraws the chart on a theme change: its axis text takes the new foreground, the quadrants stay drawn", async () => {
+  it("redraws the chart on each theme change (Dark Modern → Light HC → Dark HC): its axis text takes the new foreground, the quadrants stay drawn", async () => {
     const { view } = buildReportModel([libraryRun(LIBRARY)], 0.05);
     await show(view);
     const canvas = page.locator("#scatter-canvas");
@@ -153,9 +154,14 @@ describe("report webview in Chromium", { skip: skip ?? false, timeout: 120_000 }
       })()`);
     assert.ok(((await hatched()) as number) > 0.1, "the disagreement quadrant is hatched");
     await page.evaluate(`document.documentElement.setAttribute("style", ${JSON.stringify(styleOf(LIGHT_HC))}); document.body.className = "vscode-high-contrast vscode-high-contrast-light";`);
-    await page.waitForFunction(`document.getElementById("scatter-canvas")?.dataset.tickColor === ${JSON.stringify(LIGHT_HC["--vscode-foreground"])}`, undefined, { timeout: 5_000 });
+    await page.waitForFunction(`document.getElementById("scatter-canvas")?.dataset.tickColor === ${JSON.stringify(LIGHT_HC["--vscode-foreground"])}`, undefined, { timeout: 30_000 });
     assert.equal(await canvas.getAttribute("data-quadrant-color"), LIGHT_HC["--vscode-editorWarning-foreground"]);
     assert.ok(((await hatched()) as number) > 0.1, "still hatched in high contrast");
+    // Dark Modern → Light High Contrast → Dark High Contrast: each switch redraws with that theme's colours.
+    await page.evaluate(`document.documentElement.setAttribute("style", ${JSON.stringify(styleOf(DARK_HC))}); document.body.className = "vscode-high-contrast";`);
+    await page.waitForFunction(`document.getElementById("scatter-canvas")?.dataset.tickColor === ${JSON.stringify(DARK_HC["--vscode-foreground"])}`, undefined, { timeout: 30_000 });
+    assert.equal(await canvas.getAttribute("data-quadrant-color"), DARK_HC["--vscode-editorWarning-foreground"]);
+    assert.ok(((await hatched()) as number) > 0.1, "still hatched in dark high contrast");
     assert.equal(await canvas.getAttribute("aria-describedby"), "skills-table", "the table is the chart's text alternative");
   });
 
