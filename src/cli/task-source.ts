@@ -7,7 +7,7 @@ import { createOpenAIClient } from "../core/models/openai-client.js";
 import type { ModelClient } from "../core/models/types.js";
 import type { RunSettings } from "../core/settings.js";
 import type { Skill } from "../core/skills/types.js";
-import { TASK_SET_CATALOG, downloadTaskSet, type TaskSetName } from "../core/tasks/download.js";
+import { TASK_SET_CATALOG, downloadTaskSet } from "../core/tasks/download.js";
 import { SKILL_EVALS, loadSkillEvals, loadTaskSet, loadTriggerEvals, withTriggerTasks, type TaskLoadIssue, type TaskSet } from "../core/tasks/index.js";
 import { taskSetCacheDir } from "../core/layout.js";
 
@@ -48,7 +48,7 @@ async function resolveTasksFile(value: string, mirror: string | undefined, logge
   if (existsSync(value)) return path.resolve(value);
   const entry = TASK_SET_CATALOG.find((e) => e.name === value);
   if (!entry) throw new InputError(`--tasks ${value}: no such file, and not a known task set (${[...TASK_SET_CATALOG.map((e) => e.name), SKILL_EVALS].join(", ")})`);
-  const result = await downloadTaskSet(entry.name as TaskSetName, { cacheDir: taskSetCacheDir(), logger, signal, ...(mirror ? { baseUrl: mirror } : {}) });
+  const result = await downloadTaskSet(entry.name, { cacheDir: taskSetCacheDir(), logger, signal, ...(mirror ? { baseUrl: mirror } : {}) });
   return result.file;
 }
 

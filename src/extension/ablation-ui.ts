@@ -67,7 +67,7 @@ export class SectionCodeActions implements vscode.CodeActionProvider {
     if (!stored) return [];
     const placed = placeSections(doc.getText(), stored);
     return context.diagnostics
-      .filter((d) => d.source === DIAGNOSTIC_SOURCE && codes.includes(String(d.code)))
+      .filter((d) => d.source === DIAGNOSTIC_SOURCE && typeof d.code === "string" && codes.includes(d.code))
       .flatMap((d) => {
         const p = placed.find((x) => !x.stale && x.startLine - 1 === d.range.start.line);
         if (!p) return [];

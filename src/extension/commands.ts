@@ -13,8 +13,8 @@ import { reportFile, taskSetCacheDir } from "../core/layout.js";
 import { pickModels, pickTaskSet, rememberTaskSet } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
-import { findWhatHarms, removeSectionAndReevaluate, type FindWhatHarmsOptions } from "./ablation.js";
-import { chooseEndpoint, tryExample, type TryExampleOptions } from "./first-run.js";
+import { findWhatHarms, removeSectionAndReevaluate } from "./ablation.js";
+import { chooseEndpoint, tryExample } from "./first-run.js";
 import { modelOrdinal } from "../shared/progress.js";
 import { deleteOldRuns, deleteRun } from "./results-tree.js";
 
@@ -88,7 +88,7 @@ async function downloadTaskSetCommand(svc: Services, name?: unknown) {
   let chosen = typeof name === "string" ? name : undefined;
   if (!chosen) {
     const items = [
-      ...TASK_SET_CATALOG.map((e) => ({ label: e.title, description: `${e.records} tasks · ${e.kind}`, detail: `${e.url} · ${e.license}`, name: e.name as string })),
+      ...TASK_SET_CATALOG.map((e) => ({ label: e.title, description: `${e.records} tasks · ${e.kind}`, detail: `${e.url} · ${e.license}`, name: e.name })),
       { label: "$(folder-opened) Use a local file instead…", name: "local" },
     ];
     chosen = (await vscode.window.showQuickPick(items, { title: "Download a task set (sha256-checked, cached)", ignoreFocusOut: true }))?.name;
@@ -183,8 +183,8 @@ function asUri(arg: unknown): unknown {
 }
 
 export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
-  evaluateSkill: (svc, uri, opts) => evaluateSkill(svc, asUri(uri), (opts ?? {}) as EvaluateOptions),
-  evaluateLibrary: (svc, folder, opts) => evaluateLibrary(svc, folder, (opts ?? {}) as EvaluateOptions),
+  evaluateSkill: (svc, uri, opts) => evaluateSkill(svc, asUri(uri), opts ?? {}),
+  evaluateLibrary: (svc, folder, opts) => evaluateLibrary(svc, folder, opts ?? {}),
   compareModels: (svc, models, taskSet) => compareModels(svc, models, taskSet),
   openReport: (svc, files) => openReport(svc, files),
   downloadTaskSet: (svc, name) => downloadTaskSetCommand(svc, name),
@@ -196,7 +196,7 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   },
   exportReport: (svc, format, target) => exportReport(svc, format, target),
   showLog: async (svc) => svc.logger.show(),
-  tryExample: (svc, opts) => tryExample(svc, (opts ?? {}) as TryExampleOptions),
+  tryExample: (svc, opts) => tryExample(svc, opts ?? {}),
   chooseEndpoint: (svc, choice) => chooseEndpoint(svc, choice),
   chooseTaskSet: (svc) => pickTaskSet(svc),
   deleteRun: (svc, node, confirmed) => deleteRun(svc, node, confirmed === true),
@@ -204,7 +204,7 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   refreshResults: async (svc) => svc.tree?.refresh(),
   openTaskComparison: (_svc, runFile, taskId, sample) => openTaskComparison(String(runFile), String(taskId), Number(sample ?? 0)),
   showHarmedTasks: (svc, uri) => showHarmedTasks(svc, asUri(uri)),
-  findWhatHarms: (svc, uri, opts) => findWhatHarms(svc, uri, (opts ?? {}) as FindWhatHarmsOptions),
+  findWhatHarms: (svc, uri, opts) => findWhatHarms(svc, uri, opts ?? {}),
   removeSectionAndReevaluate: (svc, uri, sectionId) => removeSectionAndReevaluate(svc, uri, sectionId),
 };
 

@@ -33,7 +33,6 @@ export const RUN_SETTING_CONFIG_KEYS = {
   batch: "batch",
 } as const satisfies Record<RunSettingKey, string>;
 
-type RunSettingConfigKey = (typeof RUN_SETTING_CONFIG_KEYS)[RunSettingKey];
 type RunSettingFields = { [K in RunSettingKey as (typeof RUN_SETTING_CONFIG_KEYS)[K]]: z.ZodCatch<z.ZodType<RunSettings[K]>> };
 
 /** An evaluation option as a setting: the core's schema; `null` (package.json's "unset") is absent; bad values fall back. */
@@ -79,6 +78,6 @@ export function invalidKeys(raw: Record<string, unknown>): string[] {
 /** The evaluation options these settings give, validated by the core (a control sample without rae-only is refused). */
 export function runSettingsFromConfig(config: Config): RunSettings {
   const input: Record<string, unknown> = {};
-  for (const key of RUN_SETTING_KEYS) input[key] = config[RUN_SETTING_CONFIG_KEYS[key] as RunSettingConfigKey];
+  for (const key of RUN_SETTING_KEYS) input[key] = config[RUN_SETTING_CONFIG_KEYS[key]];
   return parseRunSettings(input);
 }

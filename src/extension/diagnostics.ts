@@ -163,7 +163,7 @@ export class VerdictCodeActions implements vscode.CodeActionProvider {
 
   provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const codes: string[] = Object.values(VERDICT_CODES);
-    const verdicts = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && codes.includes(String(d.code)));
+    const verdicts = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && typeof d.code === "string" && codes.includes(d.code));
     if (verdicts.length === 0) return [];
     const show = new vscode.CodeAction("Show the harmed tasks", vscode.CodeActionKind.QuickFix);
     show.command = { command: COMMANDS.showHarmedTasks.id, title: "Show the harmed tasks", arguments: [doc.uri] };

@@ -123,7 +123,7 @@ export class EvaluationRunner implements vscode.Disposable {
             });
             return { result, cancelled: result.stopReason === "cancelled" || controller.signal.aborted };
           } catch (err) {
-            if (err instanceof CancelledError || controller.signal.aborted) return { cancelled: true } as EvaluationOutcome;
+            if (err instanceof CancelledError || controller.signal.aborted) return { cancelled: true };
             throw err;
           } finally {
             sub.dispose();

@@ -144,7 +144,7 @@ export async function pickModels(svc: Services, many: boolean): Promise<string[]
     if (p.label.startsWith("$(edit)")) {
       const typed = await vscode.window.showInputBox({ title: "Model name", prompt: `Model name at ${cfg.baseUrl}`, ignoreFocusOut: true });
       if (typed?.trim()) out.push(typed.trim());
-    } else out.push((p as ModelItem).model ?? p.label);
+    } else out.push(p.model ?? p.label);
   }
   if (out.length === 1) await rememberModel(svc, out[0]!);
   return out.length ? out : undefined;

@@ -181,7 +181,7 @@ export function drawScatter(canvas: HTMLCanvasElement, points: ScatterPoint[], o
     },
     plugins: [quadrantsPlugin(warn, border), barsAndLabels(themeColor("--vscode-charts-blue", "#3794ff"), fg, font, data.length <= 25)],
   };
-  const chart = new Chart(canvas, config as unknown as ChartConfiguration<"scatter">);
+  const chart = new Chart(canvas, config);
   const drawn: Drawn = { tickColor: fg, quadrantColor: warn };
   canvas.dataset.tickColor = drawn.tickColor;
   canvas.dataset.quadrantColor = drawn.quadrantColor;

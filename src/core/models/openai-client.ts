@@ -187,9 +187,12 @@ export class Redaction {
    */
   cause(error: unknown): Error | undefined {
     if (error === undefined) return undefined;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever was thrown, as text; [object Object] is no worse than the value itself
     const copy = new Error(this.text(error instanceof Error ? error.message : String(error))) as Error & { status?: number; code?: string };
     copy.name = error instanceof Error ? error.name : "Error";
-    if (error instanceof APIError && error.status !== undefined) copy.status = error.status;
+    // `instanceof` narrows to APIError<any, …>; the class's declared default says status is number | undefined.
+    const status = error instanceof APIError ? (error as APIError).status : undefined;
+    if (status !== undefined) copy.status = status;
     const code = errnoCode(error);
     if (code) copy.code = code;
     return copy;

@@ -96,13 +96,15 @@ export function classifyFailure(error: unknown, attemptTimedOut: boolean): Failu
     return { kind: "connection", retryable: true, summary: code ? `connection failed (${code})` : "connection failed" };
   }
   if (error instanceof APIError) {
-    const status = error.status;
+    // `instanceof` narrows the generic class to APIError<any, any, any>; its declared defaults are the real types.
+    const apiError = error as APIError;
+    const status = apiError.status;
     if (status === undefined) {
       // An error event inside an SSE stream: the server gave up mid-answer.
       return { kind: "stream-error", retryable: true, summary: "the stream reported an error" };
     }
-    const retryAfterMs = parseRetryAfter(error.headers);
-    const shouldRetry = error.headers?.get("x-should-retry");
+    const retryAfterMs = parseRetryAfter(apiError.headers);
+    const shouldRetry = apiError.headers?.get("x-should-retry");
     const retryable = shouldRetry === "true" ? true : shouldRetry === "false" ? false : RETRYABLE_STATUS.has(status) || status >= 500;
     const base: Failure = { kind: "http", retryable, status, summary: `HTTP ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     return retryable ? base : { ...base, ...hintFor(status) };

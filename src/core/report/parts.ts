@@ -38,7 +38,7 @@ export function skillResults(headers: readonly RunHeader[], pairs: Pairs, alpha:
       inLibrary: lib !== undefined,
       stale: currentHash.has(ref.name) && currentHash.get(ref.name) !== ref.contentHash,
       lift: skillLifts[i]!,
-      paradox: skillLifts[i] !== null && skillTables[i]!.effect !== null && skillLifts[i]! * skillTables[i]!.effect! < 0,
+      paradox: skillLifts[i] !== null && skillTables[i]!.effect !== null && skillLifts[i]! * skillTables[i]!.effect < 0,
       // Section ablation (issue 13) fills these afterwards (sections.ts).
       sections: [],
       sectionPairs: [],

@@ -264,6 +264,7 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
     o.signal?.removeEventListener("abort", onAbort);
     writer.close();
   }
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what the failing run threw, unchanged
   if (fatal) throw fatal;
   return { file: plan.file, header, records, failedRuns, ...(lastError ? { lastError } : {}), ...(o.signal?.aborted ? { stopReason: "cancelled" as const } : {}) };
 }

@@ -153,7 +153,7 @@ class RunFileParser {
       return;
     }
     if (parsed.data.type === "stop") this.stops.push(parsed.data);
-    else this.onRecord(parsed.data as RunRecord);
+    else this.onRecord(parsed.data);
   }
 
   finish(): Omit<RunFileContents, "records"> {

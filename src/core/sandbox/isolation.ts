@@ -158,7 +158,7 @@ function probePrefix(prefix: string[], privateRoot: boolean): boolean {
     `  seen: ${JSON.stringify(hidden)}.filter((p) => fs.existsSync(p)) }));`,
   ].join(" ");
   const [cmd, ...args] = [...prefix, process.execPath, "-e", probe];
-  const r = spawnSync(cmd!, args, { env: { ELECTRON_RUN_AS_NODE: "1" }, timeout: 15000, stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" });
+  const r = spawnSync(cmd, args, { env: { ELECTRON_RUN_AS_NODE: "1" }, timeout: 15000, stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" });
   if (r.status !== 0) return false;
   try {
     const got = JSON.parse(r.stdout) as { net: string; pid: string; ifaces: string[]; seen: string[] };

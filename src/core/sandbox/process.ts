@@ -191,7 +191,8 @@ export class SandboxProcess {
     this.jobsDone++;
     clearInterval(this.rssTimer);
     job.settle(outcome);
-    if (kill) this.kill();
+    // kill() resolves (never rejects) once the process has exited; the job is already settled, so nothing waits.
+    if (kill) void this.kill();
   }
 
   private onLine(line: string): void {
@@ -221,7 +222,7 @@ export class SandboxProcess {
     if (msg.type === "fatal") {
       this.spec.logger.debug(`sandbox process fatal: ${msg.message}`);
       if (this.job) this.finish(this.job, { value: this.job.driver.onEnd(`the sandbox process stopped: ${msg.message}`) }, true);
-      else this.kill();
+      else void this.kill(); // fire-and-forget: exit is observed by the pool through the process's exit event
       return;
     }
     const job = this.job;
@@ -240,7 +241,7 @@ export class SandboxProcess {
 
   private violation(why: string): void {
     if (this.job) this.finish(this.job, { value: this.job.driver.onProtocol(why) }, true);
-    else this.kill();
+    else void this.kill(); // fire-and-forget: exit is observed by the pool through the process's exit event
   }
 
   /** Linux: the CPU wait of the process tree, from the last poll or read now; elsewhere none (wall time only). */

@@ -39,6 +39,6 @@ export function parseWorkerConfig(raw: unknown): WorkerConfig {
   if (!ROLES.includes(raw.role as Role)) fail("role");
   if (typeof raw.pyodideDir !== "string") fail("pyodideDir");
   if (raw.snapshotFile !== undefined && typeof raw.snapshotFile !== "string") fail("snapshotFile");
-  for (const k of ["memoryMb", "outputCapBytes"]) if (typeof raw[k] !== "number" || !((raw[k] as number) > 0)) fail(k);
+  for (const k of ["memoryMb", "outputCapBytes"]) if (typeof raw[k] !== "number" || !(raw[k] > 0)) fail(k);
   return raw as unknown as WorkerConfig;
 }

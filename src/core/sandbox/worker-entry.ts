@@ -19,6 +19,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { PyodideAPI, loadPyodide as loadPyodideType } from "pyodide";
+import type { PyDict } from "pyodide/ffi";
 import { HARNESS_PY, PRELOAD_PY } from "./harness-py.js";
 import type { Job, WorkerConfig } from "./protocol.js";
 import { parseHostLine, parseWorkerConfig, PROTOCOL_VERSION } from "./wire.js";
@@ -230,7 +231,8 @@ async function main(): Promise<void> {
     raw_exceeded: limits.rawExceeded,
     send: (line: string) => sendLine(String(line)),
   };
-  const entry = py.globals.get(config.role === "answer" ? "_sf_answer" : "_sf_expected") as (...args: unknown[]) => unknown;
+  // `globals` is declared as a bare PyProxy; it is the __main__ dict.
+  const entry = (py.globals as PyDict).get(config.role === "answer" ? "_sf_answer" : "_sf_expected") as (...args: unknown[]) => unknown;
   if (config.role === "answer" && isMainThread) lockDown();
   send({ type: "ready", version: PROTOCOL_VERSION, pyodide: py.version });
 

@@ -211,8 +211,7 @@ async function fetchTo(url: string, temp: string, maxBytes: number, signal?: Abo
       callback(null, chunk);
     },
   });
-  // The DOM and node stream typings disagree on ReadableStream; the runtime object is the same.
-  const body = Readable.fromWeb(response.body as Parameters<typeof Readable.fromWeb>[0]);
+  const body = Readable.fromWeb(response.body);
   await pipeline(body, meter, createWriteStream(temp, { flags: "wx" }), { signal });
   return hash.digest("hex");
 }

@@ -109,7 +109,8 @@ async function loadModel(options: LocalClientOptions, contextSize: number, logge
   const model = await llama.loadModel({ modelPath: options.file, gpuLayers: 0 });
   const context = await model.createContext({ contextSize, sequences: 1, threads: options.threads ?? defaultThreads() });
   const sequence = context.getSequence();
-  const template = String((model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template ?? "");
+  const rawTemplate = (model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template;
+  const template = typeof rawTemplate === "string" ? rawTemplate : "";
   // ChatML with <tool_call> tags is the Qwen2.5 / Hermes tool format, whatever the file is called; else node-llama-cpp decides.
   const qwen = options.chatFormat === "qwen" || (template.includes("<|im_start|>") && template.includes("<tool_call>"));
   const chatWrapper = qwen
@@ -139,7 +140,7 @@ async function generate(
   const halt = signal ? AbortSignal.any([signal, overflow.signal]) : overflow.signal;
   let result;
   try {
-    result = await l.chat.generateResponse(toChatHistory(request.messages) as never, {
+    result = await l.chat.generateResponse(toChatHistory(request.messages), {
       ...(tools ? { functions: toFunctions(tools) as never } : {}),
       temperature: request.temperature ?? 0,
       ...(request.topP !== undefined ? { topP: request.topP } : {}),

@@ -147,7 +147,7 @@ async function fetchFrom(entry: LocalModelEntry, url: string, part: string, offs
   let received = start;
   try {
     options.onProgress?.({ received, total: entry.bytes, resumedFrom: offset });
-    for await (const chunk of Readable.fromWeb(response.body as Parameters<typeof Readable.fromWeb>[0]) as AsyncIterable<Buffer>) {
+    for await (const chunk of Readable.fromWeb(response.body) as AsyncIterable<Buffer>) {
       if (received + chunk.length > entry.bytes) throw new ModelDownloadError(sizeMismatch(entry, url, received + chunk.length));
       await handle.write(chunk);
       received += chunk.length;

@@ -7,6 +7,7 @@ import type { Logger } from "../../logger.js";
  * from the packaged extension and may be absent from an install, and loading it costs time every other run would
  * pay for nothing. Only the prebuilt CPU binary is used: no GPU probing, never a build, never a download.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- false positive: the rule reads the import attributes as a value
 export type NodeLlamaCpp = typeof import("node-llama-cpp", { with: { "resolution-mode": "import" } });
 export type Llama = Awaited<ReturnType<NodeLlamaCpp["getLlama"]>>;
 
