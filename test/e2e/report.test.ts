@@ -5,12 +5,13 @@
  * run file whose skill name and task ids carry HTML. Screenshots go to test-results/e2e/.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Frame, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
+import { DOCS_IMAGES } from "./ui.js";
 import { API_KEY, createFixture, SKILL_NAME, XSS_TASK_ID, type Fixture } from "../integration/support/fixture.js";
 
 const skip = missingPrerequisite();
@@ -146,6 +147,8 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     await page.locator(".tab", { hasText: "T2-harmed" }).first().waitFor();
     await page.locator(".monaco-diff-editor .view-line", { hasText: "Verdict: FAIL" }).first().waitFor();
     await page.screenshot({ path: path.join(shots, "3-side-by-side.png") });
+    // The README's picture of the side by side comes from this run (of the installed .vsix under CI).
+    if (process.env.SF_UPDATE_DOCS_IMAGES === "1") copyFileSync(path.join(shots, "3-side-by-side.png"), path.join(DOCS_IMAGES, "side-by-side.png"));
   });
 
   it("shows the result in the CodeLens, which opens the report at the harmed tasks", async () => {

@@ -20,6 +20,7 @@ import { buildReportView } from "../../src/extension/report-view-model.js";
 import { PROTOCOL_VERSION } from "../../src/shared/protocol.js";
 import { CHROMIUM, launchBrowser, REPO_ROOT } from "../integration/support/code-server.js";
 import { startScriptedServer } from "../support/scripted-server.js";
+import { DOCS_IMAGES } from "./ui.js";
 import { agentScript, writeLibrary } from "../support/skill-evals-scenario.js";
 import { tagJudge, withJudge } from "../support/scripts.js";
 
@@ -87,5 +88,7 @@ describe("report webview: the trigger heat map of a library's own evals", { skip
     assert.equal(posted.find((m) => m.type === "rendered")?.triggerCells, 9);
     assert.deepEqual(errors, []);
     if (process.env.SF_SCREENSHOT) await page.locator("#skill-evals").screenshot({ path: process.env.SF_SCREENSHOT });
+    // The README's picture of the heat map comes from this run.
+    if (process.env.SF_UPDATE_DOCS_IMAGES === "1") await page.locator("#skill-evals").screenshot({ path: path.join(DOCS_IMAGES, "trigger-heat-map.png") });
   });
 });
