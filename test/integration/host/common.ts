@@ -30,3 +30,17 @@ export async function serverCalls(controlUrl: string): Promise<number> {
   const res = await fetch(controlUrl);
   return ((await res.json()) as { calls: number }).calls;
 }
+
+/**
+ * Polls `probe` every 100 ms until it gives a value (not undefined or false). The in-host modules wait on the editor's
+ * state this way; the bound is a hang guard whose failure names what never came, not a timing assertion.
+ */
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

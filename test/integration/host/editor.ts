@@ -7,7 +7,7 @@
 import * as vscode from "vscode";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { hostConfig, reportFacts, serverCalls } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -21,16 +21,6 @@ interface HostConfig {
 const config = hostConfig<HostConfig>();
 const facts: Record<string, unknown> = {};
 const steps: string[] = [];
-
-async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const codesOf = (uri: vscode.Uri) => vscode.languages.getDiagnostics(uri).map((d) => ({ code: String(typeof d.code === "object" ? d.code.value : d.code), severity: vscode.DiagnosticSeverity[d.severity], line: d.range.start.line, endLine: d.range.end.line, message: d.message }));
 

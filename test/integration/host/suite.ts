@@ -6,7 +6,7 @@
  */
 import * as vscode from "vscode";
 import { readdirSync, readFileSync } from "node:fs";
-import { hostConfig, reportFacts, serverCalls } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -25,16 +25,6 @@ const facts: Record<string, unknown> = {};
 const steps: string[] = [];
 
 const calls = (): Promise<number> => serverCalls(config.controlUrl);
-
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function diagnosticsOf(uri: vscode.Uri) {
   return vscode.languages.getDiagnostics(uri).map((d) => ({
