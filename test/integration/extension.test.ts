@@ -55,7 +55,7 @@ function filesUnder(dir: string): string[] {
 
 type Facts = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-describe("extension in code-server's extension host", { skip: skip ?? false, timeout: 240_000 }, () => {
+describe("extension in code-server's extension host", { skip: skip ?? false, timeout: 420_000 }, () => {
   let root: string;
   let fixture: Fixture;
   let server: CodeServer | undefined;
@@ -92,7 +92,7 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
       return;
     }
     server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "integration-code-server.log") });
-    facts = (await runInExtensionHost({ server, workspace, testsModule, resultsFile, timeoutMs: 180_000 })) as Facts;
+    facts = (await runInExtensionHost({ server, workspace, testsModule, resultsFile, timeoutMs: 360_000 })) as Facts;
   });
 
   after(async () => {

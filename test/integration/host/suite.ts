@@ -163,7 +163,7 @@ async function body(): Promise<void> {
   const svcConfig = (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config;
   await waitFor("the extension to see evaluateOnSave", () => svcConfig.get().evaluateOnSave);
   await doc.save();
-  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error("evaluate-on-save did not finish in 30 s")), 30_000))]);
+  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error("evaluate-on-save did not finish in 120 s")), 120_000))]);
   // Results are stored right after the run finishes; wait for the lens to pick them up.
   facts.lensAfterSave = await waitFor("fresh lens", async () => {
     const t = await lensTitles(uri);
