@@ -35,6 +35,8 @@ describe("report webview in Chromium", { skip: skip ?? false, timeout: 120_000 }
   let page: Page;
   let posted: Array<{ type?: string }> = [];
   let pageErrors: string[] = [];
+  /** Who waits for the webview's next "rendered" message (resolved by it, rejected by a page error). */
+  let onRendered: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
   before(async () => {
     browser = await launchBrowser();
@@ -46,21 +48,28 @@ describe("report webview in Chromium", { skip: skip ?? false, timeout: 120_000 }
     page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     posted = [];
     pageErrors = [];
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    await page.exposeFunction("__sfPost", (m: { type?: string }) => void posted.push(m));
+    page.on("pageerror", (e) => {
+      pageErrors.push(e.message);
+      onRendered?.reject(new Error(`the report did not render: ${e.message}`));
+    });
+    await page.exposeFunction("__sfPost", (m: { type?: string }) => {
+      posted.push(m);
+      if (m.type === "rendered") onRendered?.resolve();
+    });
     await page.setContent(`<!doctype html><html style="${styleOf(DARK)}"><head><style>${readFileSync(css, "utf8")}</style></head><body class="vscode-dark"><div id="app"></div></body></html>`);
     // What VS Code gives a webview: acquireVsCodeApi(), whose postMessage reaches the host (here, this test).
     await page.addScriptTag({ content: "window.__sfState = undefined; window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__sfPost(m), setState(s) { window.__sfState = s; }, getState() { return window.__sfState; } });" });
     await page.addScriptTag({ content: readFileSync(bundle, "utf8") });
   });
 
+  /** Posts the report to the webview and resolves on its "rendered" reply (the suite's timeout bounds a hang). */
   async function show(view: ReportView): Promise<void> {
-    const before = posted.filter((m) => m.type === "rendered").length;
-    await page.addScriptTag({ content: `window.postMessage(${JSON.stringify({ v: PROTOCOL_VERSION, type: "report", report: view })}, "*");` });
-    const deadline = Date.now() + 10_000;
-    while (posted.filter((m) => m.type === "rendered").length <= before) {
-      if (Date.now() > deadline) throw new Error(`the report did not render: ${pageErrors.join("; ")}`);
-      await page.waitForTimeout(20);
+    const rendered = new Promise<void>((resolve, reject) => (onRendered = { resolve, reject }));
+    try {
+      await page.addScriptTag({ content: `window.postMessage(${JSON.stringify({ v: PROTOCOL_VERSION, type: "report", report: view })}, "*");` });
+      await rendered;
+    } finally {
+      onRendered = undefined;
     }
   }
 

@@ -11,13 +11,29 @@ export function hostConfig<T extends { resultsFile: string }>(): T {
   return JSON.parse(__SF_HOST_CONFIG__) as T;
 }
 
-/** Runs `body`, then writes `facts` (with `error`: null or the failure, and `steps` when given) to the results file. */
-export async function reportFacts(resultsFile: string, facts: Record<string, unknown>, body: () => Promise<void>, steps?: string[]): Promise<void> {
+/**
+ * Runs `body`, then writes `facts` (with `error`: null or the failure, and `steps` when given) to the results file.
+ * With `budgetMs` (a hang guard below the test's own), a body that has not finished by then fails naming its last
+ * step and what it was waiting for, so a hang reads as a located failure instead of "no results".
+ */
+export async function reportFacts(resultsFile: string, facts: Record<string, unknown>, body: () => Promise<void>, steps?: string[], budgetMs?: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard =
+    budgetMs === undefined
+      ? undefined
+      : new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            abandoned = true;
+            reject(new Error(`hung in step ${steps?.[steps.length - 1] ?? "(none)"}${waiting ? `, waiting for ${waiting}` : ""}`));
+          }, budgetMs);
+        });
   try {
-    await body();
+    await (guard ? Promise.race([body(), guard]) : body());
     facts.error = null;
   } catch (err) {
     facts.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
+  } finally {
+    clearTimeout(timer);
   }
   if (steps) facts.steps = steps;
   const tmp = `${resultsFile}.tmp`;
@@ -31,16 +47,25 @@ export async function serverCalls(controlUrl: string): Promise<number> {
   return ((await res.json()) as { calls: number }).calls;
 }
 
+/** What the module waits for now, and whether its budget ran out (then every wait stops). */
+let waiting: string | undefined;
+let abandoned = false;
+
 /**
- * Polls `probe` every 100 ms until it gives a value (not undefined or false). The in-host modules wait on the editor's
- * state this way; the bound is a hang guard whose failure names what never came, not a timing assertion.
+ * Re-checks `probe` every 100 ms until it gives a value (not undefined or false). The editor's state has no single
+ * event to wait on (CodeLens titles, webview renders, tree items), so the wait polls; it has no deadline of its own.
+ * The module's budget in reportFacts bounds a hang, and its failure names this wait.
  */
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
+  waiting = what;
+  try {
+    while (!abandoned) {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`abandoned while waiting for ${what}`);
+  } finally {
+    waiting = undefined;
   }
 }

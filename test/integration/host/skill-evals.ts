@@ -5,7 +5,7 @@
  * of a judged task.
  */
 import * as vscode from "vscode";
-import { hostConfig, reportFacts, serverCalls } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -18,16 +18,6 @@ interface HostConfig {
 const config = hostConfig<HostConfig>();
 const facts: Record<string, unknown> = {};
 const steps: string[] = [];
-
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 interface Api {
   services: { runner: { running: boolean }; reports: { active?: { lastRendered?: { triggerCells?: number; skills: number } } } };
@@ -117,7 +107,6 @@ async function body(): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  // A step that hangs still reports where it was.
-  const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out in step ${steps[steps.length - 1]}`)), 170_000));
-  await reportFacts(config.resultsFile, facts, () => Promise.race([body(), guard]), steps);
+  // A step that hangs still reports where it was (the test waits 200 s for the facts).
+  await reportFacts(config.resultsFile, facts, body, steps, 180_000);
 }

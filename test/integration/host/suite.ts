@@ -104,11 +104,7 @@ async function body(): Promise<void> {
   };
 
   steps.push("report rendered");
-  facts.rendered = await waitFor(
-    "report webview rendered",
-    () => api.services.reports.active?.lastRendered,
-    20_000,
-  ).catch((e: unknown) => ({ error: String(e) }));
+  facts.rendered = await waitFor("report webview rendered", () => api.services.reports.active?.lastRendered);
 
   steps.push("verdict diagnostics and lens");
   facts.diagnosticsAfterRun = await waitFor("verdict diagnostic", () => {
@@ -163,7 +159,8 @@ async function body(): Promise<void> {
   const svcConfig = (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config;
   await waitFor("the extension to see evaluateOnSave", () => svcConfig.get().evaluateOnSave);
   await doc.save();
-  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error("evaluate-on-save did not finish in 120 s")), 120_000))]);
+  // The module's budget (reportFacts) bounds a save that never finishes, and names this step.
+  await finished;
   // Results are stored right after the run finishes; wait for the lens to pick them up.
   facts.lensAfterSave = await waitFor("fresh lens", async () => {
     const t = await lensTitles(uri);
@@ -285,5 +282,6 @@ async function body(): Promise<void> {
 }
 
 export function run(): Promise<void> {
-  return reportFacts(config.resultsFile, facts, body, steps);
+  // A step that hangs still reports where it was (the test waits 360 s for the facts).
+  return reportFacts(config.resultsFile, facts, body, steps, 340_000);
 }
