@@ -17,6 +17,7 @@
  */
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
+import { mulberry32 } from "../../src/core/stats/bootstrap.js";
 
 export type MetaValue =
   | { type: "u32"; value: number }
@@ -160,17 +161,8 @@ export async function writeGguf(file: string, spec: GgufSpec): Promise<number> {
   return total;
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same file. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (the product's mulberry32): the same seed gives the same file. */
+export const seededRandom = mulberry32;
 
 export function f32Bytes(values: Float32Array): () => Iterable<Uint8Array> {
   return () => [new Uint8Array(values.buffer, values.byteOffset, values.byteLength)];

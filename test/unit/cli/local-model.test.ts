@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -10,6 +9,7 @@ import { RunHeaderSchema, RunRecordSchema } from "../../../src/core/runs/types.j
 import { startFileServer, type FileServer } from "../../support/file-server.js";
 import { writeTinyChatModel } from "../../support/gguf-writer.js";
 import { cli, repoRoot, spawnCollect } from "./harness.js";
+import { closedPort } from "../../support/ports.js";
 
 /**
  * The built CLI with the local provider: a generated "chain" GGUF (it calls load_skill through node-llama-cpp's
@@ -31,14 +31,6 @@ const TASKS = [
   canonicalSolution: solution,
   tests: { base, plus: [], atol: 0, oracle: "default" },
 }));
-
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe("skill-following run with a local model (generated GGUF, in-process)", () => {
   let ws: string;

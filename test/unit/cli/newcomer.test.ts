@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -17,17 +16,10 @@ import { parseRunArgs } from "../../../src/cli/run-command.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { boxedAnswer } from "../../support/scripts.js";
 import { cli, repoRoot, spawnCollect } from "./harness.js";
+import { closedPort } from "../../support/ports.js";
 
 const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
   spawnCollect(process.execPath, [cli, ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, SKILL_FOLLOWING_TASKS_CACHE: path.join(cwd, "task-sets"), ...env } });
-
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe("the CLI as a newcomer meets it", { timeout: 300_000 }, () => {
   let ws: string;

@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -18,6 +17,7 @@ import { startScriptedServer, type ScriptedServer } from "../../support/scripted
 import { bySubstring, pythonAnswer, taskPlanScript, type TaskPlan } from "../../support/scripts.js";
 import { spawnCollect } from "../cli/harness.js";
 import { MINIFIED_NAME } from "../../support/minified.js";
+import { closedPort } from "../../support/ports.js";
 
 const repoRoot = path.resolve(__dirname, "../../..");
 
@@ -27,14 +27,6 @@ function filesUnder(dir: string, base = dir): string[] {
     const p = path.join(dir, name);
     return statSync(p).isDirectory() ? filesUnder(p, base) : [path.relative(base, p).split(path.sep).join("/")];
   });
-}
-
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 describe("the packaged .vsix, unpacked with no repository around it", { timeout: 300_000 }, () => {

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -12,6 +11,7 @@ import { LocalModelEntrySchema, modelDownloadUrl, type LocalModelEntry } from ".
 import { ensureModel, ModelDownloadError, type DownloadProgress } from "../../../src/core/models/local/download.js";
 import { startFileServer, type FileServer } from "../../support/file-server.js";
 import { writeTinyChatModel } from "../../support/gguf-writer.js";
+import { closedPort } from "../../support/ports.js";
 
 const sha256 = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
 
@@ -46,15 +46,6 @@ async function folder(): Promise<string> {
 
 async function serve(options: Omit<Parameters<typeof startFileServer>[0], "files"> = {}, bytes = model): Promise<FileServer> {
   return startFileServer({ files: { [`/${entry.name}/${entry.fileName}`]: bytes }, chunkBytes: 8 * 1024, ...options });
-}
-
-/** A loopback port nothing listens on: connecting is refused at once, like a machine with no network. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 describe("local model download", () => {
