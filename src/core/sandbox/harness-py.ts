@@ -398,7 +398,7 @@ def _sf_expected(job_json, ctl):
 
 import time as _t
 def _sf_sleep(seconds, _real=_t.sleep, _mono=_t.monotonic):
-    """time.sleep in chunks, so the deadline interrupt (checked between bytecodes) lands while "sleeping"."""
+    """time.sleep in chunks, so an interrupt (checked between bytecodes: output past the cap) lands while "sleeping"."""
     end = _mono() + seconds
     while True:
         left = end - _mono()

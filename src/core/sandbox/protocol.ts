@@ -56,7 +56,7 @@ export const CheckJobSchema = z.object({
   program: z.string(),
   entryPoint: z.string(),
   ...Inputs,
-  /** Per-input limits, for the in-process interrupt. The host enforces its own deadlines regardless. */
+  /** Per-input limits: an input that returns past its limit (CPU time) is reported as a timeout. The host enforces its own deadlines and kills. */
   limitsMs: z.array(z.number().positive()),
   /** Cap for loading the answer (running its module code). */
   loadCapMs: z.number().positive(),

@@ -21,7 +21,7 @@ export interface SandboxOptions {
   memoryMb?: number;
   /** Output a job may print before it is stopped (default 8 MB). */
   outputCapBytes?: number;
-  /** Time between a missed deadline and the kill (default 250 ms): the in-process interrupt gets this long to land. */
+  /** Time between a missed deadline and the kill (default 250 ms): an input that returns just past its limit is still reported by the process itself. */
   graceMs?: number;
   /** Kill a process whose RSS passes this during a job (default: the wasm cap + 768 MB). */
   rssLimitBytes?: number;

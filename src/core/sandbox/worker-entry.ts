@@ -134,45 +134,38 @@ async function loadInterpreter(config: WorkerConfig, loadPyodide: LoadPyodide, i
 }
 
 /**
- * Deadline state read by Pyodide's signal check (it reads index 0 of the "interrupt buffer" periodically). It
- * fires repeatedly (every 20 ms) so code that swallows KeyboardInterrupt is hit again; the host's own deadline and
- * kill cover code that swallows forever. This interrupt is a courtesy that turns an over-long input into a clean
- * "raise": it fires only once the process has also used its limit in CPU time, so an answer slowed by a busy machine
- * is not interrupted here. A sleeping or starved one is left to the host, which tells the two apart (job.ts: run-queue
- * wait is given back, sleep is not). Output past the cap interrupts at once.
+ * Deadline and output state of one process.
+ *
+ * Deadlines belong to the host, which kills the process when one passes (job.ts: time the process waited for a CPU
+ * is given back, sleep is not). The process only reports an input that came back after its limit, in CPU time, as a
+ * timeout (`expired`, checked once per input). It does not interrupt a running input itself: CPython checks its
+ * interrupt source at nearly every call, loop turn and generator step, and answering that check from JavaScript
+ * (a getter that reads the clock) made Python code up to 4× slower (bench/README.md). Pyodide is given a plain
+ * Int32Array instead, which it reads at the cost of a typed-array load; only output past the cap writes to it, from
+ * the raw output sink, so a flood through `os.write` stops at once with KeyboardInterrupt (reported as output-limit).
  */
 function interruptState(outputCapBytes: number) {
+  const interruptBuffer = new Int32Array(1);
   let deadline = Infinity;
   let limitMs = Infinity;
   let armedCpuMs = 0;
-  let forced = false;
-  let nextFire = 0;
   let rawOutput = 0;
   let rawExceeded = false;
   const cpuMs = (): number => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  const over = (now: number): boolean => forced || (now > deadline && cpuMs() - armedCpuMs >= limitMs);
+  const over = (now: number): boolean => rawExceeded || (now > deadline && cpuMs() - armedCpuMs >= limitMs);
   return {
-    interruptBuffer: {
-      get 0(): number {
-        const now = performance.now();
-        if (now > deadline && now >= nextFire) {
-          nextFire = now + 20;
-          return over(now) ? 2 : 0;
-        }
-        return 0;
-      },
-      set 0(_v: number) {},
-    },
+    interruptBuffer,
     rawSink: {
       write: (buf: Uint8Array) => {
         rawOutput += buf.length;
         if (rawOutput > outputCapBytes) {
           rawExceeded = true;
-          forced = true;
-          deadline = 0;
+          // SIGINT, which Pyodide turns into KeyboardInterrupt at its next check; set again on every further write, so
+          // an answer that swallows it and writes on is interrupted again (the host's deadline ends the rest).
+          interruptBuffer[0] = 2;
         }
         return buf.length;
       },
@@ -181,7 +174,6 @@ function interruptState(outputCapBytes: number) {
       deadline = performance.now() + ms;
       limitMs = ms;
       armedCpuMs = cpuMs();
-      nextFire = 0;
     },
     disarm: () => {
       deadline = Infinity;
@@ -194,7 +186,7 @@ function interruptState(outputCapBytes: number) {
     },
     reset: () => {
       deadline = Infinity;
-      forced = false;
+      interruptBuffer[0] = 0;
     },
   };
 }
@@ -222,8 +214,7 @@ async function main(): Promise<void> {
   }
   py.setStdout(limits.rawSink);
   py.setStderr(limits.rawSink);
-  // Pyodide reads index 0 of whatever it is given; a getter lets the deadline fire without a SharedArrayBuffer writer.
-  py.setInterruptBuffer(limits.interruptBuffer as unknown as Int32Array);
+  py.setInterruptBuffer(limits.interruptBuffer);
   const ctl = {
     arm: limits.arm,
     disarm: limits.disarm,
