@@ -100,7 +100,7 @@ export class SandboxPool {
     this.runtime = runtimeFingerprint(files);
     this.allowCodeGeneration = options.unsafeAllowCodeGeneration === true;
     this.onDispatch = options.onDispatch;
-    this.tierFlags = options.tierFlags ?? ((role) => tierFlags(role, files.pyodideDir));
+    this.tierFlags = options.tierFlags ?? tierFlags;
     this.snapshots = new SnapshotStore({ files, confinement: this.confinement, thread: this.isolation === "worker-fallback", memoryMb: this.memoryMb, cacheDir: options.snapshotCacheDir, logger: this.logger });
   }
 
