@@ -6,7 +6,7 @@
  */
 import * as vscode from "vscode";
 import { existsSync } from "node:fs";
-import { hostConfig, reportFacts, serverCalls } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -63,20 +63,13 @@ async function body(): Promise<void> {
   // What works in Restricted Mode: format checks on SKILL.md, and reading a report that already exists.
   const broken = vscode.Uri.file(config.brokenSkillFile);
   await vscode.window.showTextDocument(broken);
-  const deadline = Date.now() + 20_000;
-  while (vscode.languages.getDiagnostics(broken).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  await waitFor("the lint's diagnostics on the broken SKILL.md", () => vscode.languages.getDiagnostics(broken).length > 0);
   facts.lintCodes = vscode.languages.getDiagnostics(broken).map((d) => String(typeof d.code === "object" ? d.code.value : d.code));
   const panel = (await vscode.commands.executeCommand("skillFollowing.openReport", [config.reportFile])) as
     | { lastRendered?: { harmed: number; rescued: number }; onDidRender(cb: (m: { harmed: number; rescued: number }) => void): { dispose(): void } }
     | undefined;
   facts.report = panel
-    ? (panel.lastRendered ?? (await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve({ timeout: true }), 30_000);
-        panel.onDidRender((m) => {
-          clearTimeout(timer);
-          resolve(m);
-        });
-      })))
+    ? (panel.lastRendered ?? (await new Promise((resolve) => panel.onDidRender(resolve))))
     : null;
   await new Promise((r) => setTimeout(r, 2000));
   facts.calls = await calls();
@@ -84,5 +77,6 @@ async function body(): Promise<void> {
 }
 
 export function run(): Promise<void> {
-  return reportFacts(config.resultsFile, facts, body);
+  // A hang guard below the node test's 120 s: waits have no deadlines of their own (see waitFor).
+  return reportFacts(config.resultsFile, facts, body, undefined, 100_000);
 }
