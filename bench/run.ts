@@ -5,7 +5,7 @@
  *
  *   npm run bench                      all benchmarks at full size
  *   npm run bench -- --quick           smaller sizes (a smoke run of the harness)
- *   npm run bench -- --only calls,report     (calls, overhead, sandbox, report, webview, memory)
+ *   npm run bench -- --only calls,report     (calls, overhead, sandbox, sandbox-cpython, report, webview, memory)
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { BenchRow } from "./types.js";
 
-const BENCHMARKS = ["calls", "overhead", "sandbox", "report", "webview", "memory"] as const;
+const BENCHMARKS = ["calls", "overhead", "sandbox", "sandbox-cpython", "report", "webview", "memory"] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 function machine() {
@@ -37,13 +37,15 @@ function machine() {
   };
 }
 
-async function benchSandboxRows(): Promise<BenchRow[]> {
+/** The sandbox on MBPP+ against CPython subprocesses: `sandbox` with the default Pyodide runtime, `sandbox-cpython` with the opt-in native one. */
+async function benchSandboxRows(python: "pyodide" | "cpython"): Promise<BenchRow[]> {
+  const group = python === "pyodide" ? "sandbox" : "sandbox-cpython";
   const file = path.join(__dirname, "sandbox.ts");
-  if (!existsSync(file)) return [{ group: "sandbox", metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts is not there yet" }];
-  const mod = (await import(pathToFileURL(file).href)) as { benchSandbox?: () => Promise<Record<string, number | string>> };
-  if (typeof mod.benchSandbox !== "function") return [{ group: "sandbox", metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts exports no benchSandbox()" }];
-  const result = await mod.benchSandbox();
-  return Object.entries(result).map(([metric, value]) => ({ group: "sandbox", metric, value }));
+  if (!existsSync(file)) return [{ group, metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts is not there yet" }];
+  const mod = (await import(pathToFileURL(file).href)) as { benchSandbox?: (o: { python: string }) => Promise<Record<string, number | string>> };
+  if (typeof mod.benchSandbox !== "function") return [{ group, metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts exports no benchSandbox()" }];
+  const result = await mod.benchSandbox({ python });
+  return Object.entries(result).map(([metric, value]) => ({ group, metric, value }));
 }
 
 function printTable(rows: BenchRow[]): void {
@@ -71,7 +73,8 @@ async function main(): Promise<void> {
     calls: async () => (await import("./calls.js")).benchCalls(40),
     overhead: async () =>
       (await import("./overhead.js")).benchOverhead(quick ? { tasks: 200, latencyMs: 200, concurrency: 32, cli: true } : { tasks: 1000, latencyMs: 200, concurrency: 32, cli: true }),
-    sandbox: benchSandboxRows,
+    sandbox: () => benchSandboxRows("pyodide"),
+    "sandbox-cpython": () => benchSandboxRows("cpython"),
     report: async () => (await import("./report-scale.js")).benchReportScale(quick ? 1000 : 10_000, 20),
     webview: async () => (await import("./webview-render.js")).benchWebviewRender(quick ? 1000 : 10_000, 20),
     memory: async () => (await import("./memory.js")).benchMemory({ tasks: quick ? 2000 : 20_000, concurrency: 32 }),

@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { createPythonGrader } from "../src/core/grading/python-grader.js";
-import { SandboxPool } from "../src/core/sandbox/runner.js";
+import { SandboxPool, type PythonRuntime } from "../src/core/sandbox/runner.js";
 import { stringifyJsonLossless } from "../src/core/tasks/evalplus-json.js";
 import { evalplusImporters } from "../src/core/tasks/evalplus.js";
 import { PythonFunctionTaskSchema, type PythonFunctionTask } from "../src/core/tasks/schema.js";
@@ -136,11 +136,11 @@ interface Pass {
 }
 
 /** One cold sandbox pass: a new grader with empty caches (expected outputs included), every canonical answer. */
-async function sandboxPass(tasks: PythonFunctionTask[], distDir: string | undefined, snapshotDir: string): Promise<Pass & { cacheDir: string }> {
+async function sandboxPass(tasks: PythonFunctionTask[], distDir: string | undefined, snapshotDir: string, python: PythonRuntime): Promise<Pass & { cacheDir: string }> {
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), "sf-bench-cache-"));
   // The interpreter snapshot is made once per installation (kept beside the expected outputs in real use): it is
   // shared between rounds and not timed; every expected output and every answer process is.
-  const grader = createPythonGrader({ poolSize: CONCURRENCY, distDir, cacheDir, snapshotCacheDir: snapshotDir, verdictCacheDir: path.join(cacheDir, "verdicts") });
+  const grader = createPythonGrader({ poolSize: CONCURRENCY, distDir, cacheDir, snapshotCacheDir: snapshotDir, verdictCacheDir: path.join(cacheDir, "verdicts"), python });
   await grader.ready();
   const c0 = hostCpuMs();
   const t = performance.now();
@@ -172,8 +172,8 @@ async function cpythonPass(tasks: PythonFunctionTask[], bin: string): Promise<Pa
 }
 
 /** Per-answer cost: cold start, then fresh answer processes one at a time (spawn → ready, CPU of each process). */
-async function perAnswer(distDir: string | undefined, snapshotDir: string, result: Record<string, number | string>): Promise<number> {
-  const pool = SandboxPool.create({ poolSize: 1, distDir, snapshotCacheDir: snapshotDir, memoryMb: 2048 });
+async function perAnswer(distDir: string | undefined, snapshotDir: string, result: Record<string, number | string>, python: PythonRuntime): Promise<number> {
+  const pool = SandboxPool.create({ poolSize: 1, distDir, snapshotCacheDir: snapshotDir, memoryMb: 2048, python });
   result.isolation = `${pool.isolation}; ${pool.confinement.kind}`;
   result["cold start: snapshot + first answer process (ms)"] = Math.round(await pool.ready());
   const trivial: number[] = [];
@@ -190,16 +190,21 @@ async function perAnswer(distDir: string | undefined, snapshotDir: string, resul
   return cpu;
 }
 
-export async function benchSandbox(options: { distDir?: string; limit?: number; rounds?: number } = {}): Promise<Record<string, number | string>> {
+/**
+ * `python`: the sandbox's runtime (runner.ts SandboxOptions.python): `pyodide`, the default everywhere, or `cpython`,
+ * the opt-in native interpreter under bubblewrap and seccomp (Linux).
+ */
+export async function benchSandbox(options: { distDir?: string; limit?: number; rounds?: number; python?: PythonRuntime } = {}): Promise<Record<string, number | string>> {
   const tasks = loadMbpp().slice(0, options.limit ?? Infinity);
   const rounds = options.rounds ?? 3;
+  const python = options.python ?? "pyodide";
   const py = cpython();
-  const result: Record<string, number | string> = { tasks: tasks.length, "cpython baseline": `${py.bin} (${py.version}), ${CONCURRENCY} at a time` };
+  const result: Record<string, number | string> = { tasks: tasks.length, "sandbox runtime": python, "cpython baseline": `${py.bin} (${py.version}), ${CONCURRENCY} at a time` };
   if (realpathSync(py.onPath) !== py.bin) {
     result["python3 on PATH"] = `${py.onPath} (a wrapper): start ${Math.round(startMs(py.onPath))} ms vs ${Math.round(startMs(py.bin))} ms for the binary, median; the baseline uses the binary`;
   }
   const snapshotDir = mkdtempSync(path.join(os.tmpdir(), "sf-bench-snapshot-"));
-  const perAnswerCpu = await perAnswer(options.distDir, snapshotDir, result);
+  const perAnswerCpu = await perAnswer(options.distDir, snapshotDir, result, python);
 
   const wallRatios: number[] = [];
   const cpuRatios: number[] = [];
@@ -212,11 +217,11 @@ export async function benchSandbox(options: { distDir?: string; limit?: number; 
     let s: Awaited<ReturnType<typeof sandboxPass>>;
     let c: Pass;
     if (sandboxFirst) {
-      s = await sandboxPass(tasks, options.distDir, snapshotDir);
+      s = await sandboxPass(tasks, options.distDir, snapshotDir, python);
       c = await cpythonPass(tasks, py.bin);
     } else {
       c = await cpythonPass(tasks, py.bin);
-      s = await sandboxPass(tasks, options.distDir, snapshotDir);
+      s = await sandboxPass(tasks, options.distDir, snapshotDir, python);
     }
     const ratio = s.ms / c.ms;
     wallRatios.push(ratio);
@@ -228,7 +233,7 @@ export async function benchSandbox(options: { distDir?: string; limit?: number; 
       floor = (tasks.length * perAnswerCpu) / c.cpuMs;
     }
     computeRatios.push(s.canonicalMs / c.canonicalMs);
-    result[`${tag}: canonical solutions' own time for the expected outputs, pyodide s / cpython s`] =
+    result[`${tag}: canonical solutions' own time for the expected outputs, ${python} in the sandbox s / cpython s`] =
       `${(s.canonicalMs / 1000).toFixed(1)} / ${(c.canonicalMs / 1000).toFixed(1)} = ${(s.canonicalMs / c.canonicalMs).toFixed(2)}`;
     result[`${tag}: canonical pass, sandbox / cpython`] = `${tasks.length - s.failed.length}/${tasks.length} / ${tasks.length - c.failed.length}/${tasks.length}`;
     if (s.failed.length > 0) result[`${tag}: sandbox failures`] = s.failed.join("; ");
@@ -242,10 +247,10 @@ export async function benchSandbox(options: { distDir?: string; limit?: number; 
     result["sandbox / cpython CPU ratio: range"] = `${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)}`;
     result["floor: fresh answer processes alone (tasks × CPU per process) / cpython CPU"] = Number(floor.toFixed(2));
   }
-  result["pyodide / cpython, canonical solutions' own compute: median"] = Number(median(computeRatios).toFixed(2));
+  result[`${python} in the sandbox / cpython, canonical solutions' own compute: median`] = Number(median(computeRatios).toFixed(2));
 
   // An unchanged re-run: a new grader with round 1's caches finds every verdict there.
-  const again = createPythonGrader({ poolSize: CONCURRENCY, distDir: options.distDir, cacheDir: firstCache, snapshotCacheDir: snapshotDir, verdictCacheDir: path.join(firstCache, "verdicts") });
+  const again = createPythonGrader({ poolSize: CONCURRENCY, distDir: options.distDir, cacheDir: firstCache, snapshotCacheDir: snapshotDir, verdictCacheDir: path.join(firstCache, "verdicts"), python });
   const t = performance.now();
   const cached = await Promise.all(tasks.map((task) => again.grade(task, task.canonicalSolution).catch(() => ({ pass: false }))));
   result["unchanged re-run, every verdict from the cache: wall (ms)"] = Math.round(performance.now() - t);
@@ -257,7 +262,9 @@ export async function benchSandbox(options: { distDir?: string; limit?: number; 
 }
 
 if (require.main === module) {
+  // node --import tsx bench/sandbox.ts [limit] [rounds] [pyodide|cpython]
   const limit = process.argv[2] ? Number(process.argv[2]) : undefined;
   const rounds = process.argv[3] ? Number(process.argv[3]) : undefined;
-  void benchSandbox({ limit, rounds }).then((r) => process.stdout.write(JSON.stringify(r, null, 2) + "\n"));
+  const python = process.argv[4] === "cpython" ? "cpython" : "pyodide";
+  void benchSandbox({ limit, rounds, python }).then((r) => process.stdout.write(JSON.stringify(r, null, 2) + "\n"));
 }

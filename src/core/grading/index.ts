@@ -73,7 +73,7 @@ export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
         () => (sandboxReady = true),
         () => (sandboxReady = true),
       );
-      if (py.isolation !== "process-permission") return { isolation: py.isolation, detail: "worker thread: accident-proof, not attack-proof" };
+      if (py.isolation === "worker-fallback") return { isolation: py.isolation, detail: "worker thread: accident-proof, not attack-proof" };
       return { isolation: py.isolation, detail: py.detail };
     },
     status(): GraderStatus {

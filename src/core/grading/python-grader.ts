@@ -55,6 +55,8 @@ export interface PythonGraderOptions {
   onDispatch?: (process: { kill: () => void }) => void;
   /** Bench hook: see SandboxOptions.tierFlags. */
   tierFlags?: SandboxOptions["tierFlags"];
+  /** The Python runtime answers run in (default `pyodide`): see SandboxOptions.python. */
+  python?: SandboxOptions["python"];
 }
 
 // Bump when what "expected" holds changes, so stale disk caches are ignored.
@@ -166,6 +168,7 @@ function sandboxFor(options: PythonGraderOptions, logger: Logger, memoryMb: numb
     unsafeAllowCodeGeneration: options.unsafeAllowCodeGeneration,
     ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
     ...(options.tierFlags ? { tierFlags: options.tierFlags } : {}),
+    ...(options.python ? { python: options.python } : {}),
   });
 }
 

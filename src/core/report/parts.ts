@@ -166,7 +166,7 @@ export function stoppingBlock(headers: readonly RunHeader[], stops: readonly Sto
 }
 
 /** Weakest first: a merged evaluation reports the weakest isolation of its runs. */
-const ISOLATION_ORDER: readonly Isolation[] = ["none", "worker-fallback", "process-permission"];
+const ISOLATION_ORDER: readonly Isolation[] = ["none", "worker-fallback", "native-confined", "process-permission"];
 
 export function weakestSandbox(headers: readonly RunHeader[]): RunHeader["sandbox"] {
   let worst = headers[0]!.sandbox;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { SkillFollowingError } from "../errors.js";
 
 /** How generated code is contained; recorded in the run header. */
-export type Isolation = "process-permission" | "worker-fallback";
+export type Isolation = "process-permission" | "native-confined" | "worker-fallback";
 
 /**
  * The OS layer around each sandbox process, strongest first:
@@ -21,8 +21,12 @@ export type ConfinementKind = "bubblewrap" | "unshare" | "none";
 
 export interface Confinement {
   kind: ConfinementKind;
-  /** The command prefix for a process that may read `readable` (absolute paths). */
-  prefix(readable: string[]): string[];
+  /**
+   * The command prefix for a process that may read `readable` (absolute paths). `native`: the process is a native
+   * interpreter with no permission model of its own (native.ts), so bubblewrap also makes the root and /dev read-only,
+   * caps /tmp at 16 MB and forbids further user namespaces.
+   */
+  prefix(readable: string[], options?: { native?: boolean }): string[];
   /** One line for the run header and the log. */
   describe: string;
   /** Whether sandbox processes have any network at all. */
@@ -115,13 +119,15 @@ function runtimeMounts(): string[] {
   return dirs;
 }
 
-function bubblewrapPrefix(bwrap: string): (readable: string[]) => string[] {
+function bubblewrapPrefix(bwrap: string): Confinement["prefix"] {
   const mounts = runtimeMounts();
-  return (readable) => {
+  return (readable, options) => {
     const binds = [...mounts, ...readable].flatMap((p) => ["--ro-bind", p, p]);
+    const native = options?.native === true;
     return [
       bwrap,
       "--unshare-all",
+      ...(native ? ["--unshare-user", "--disable-userns"] : []),
       "--die-with-parent",
       "--new-session",
       "--cap-drop",
@@ -131,6 +137,7 @@ function bubblewrapPrefix(bwrap: string): (readable: string[]) => string[] {
       "ELECTRON_RUN_AS_NODE",
       "1",
       // The tmpfs first: a bind below /tmp (a temporary snapshot) must land on top of it, not under it.
+      ...(native ? ["--size", String(16 * 1024 * 1024)] : []),
       "--tmpfs",
       "/tmp",
       "--proc",
@@ -138,6 +145,8 @@ function bubblewrapPrefix(bwrap: string): (readable: string[]) => string[] {
       "--dev",
       "/dev",
       ...binds,
+      // Last, once every mount point exists: bubblewrap's root and /dev are tmpfs, writable (host memory) otherwise.
+      ...(native ? ["--remount-ro", "/dev", "--remount-ro", "/"] : []),
       "--chdir",
       "/tmp",
       "--",

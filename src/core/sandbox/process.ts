@@ -4,6 +4,7 @@ import { Worker } from "node:worker_threads";
 import { CancelledError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { nodeArgs, type Confinement, type SandboxFiles } from "./isolation.js";
+import { NATIVE_PROGRAM, type NativePython } from "./native.js";
 import { killTree, RunningJob, systemClock, treeCpuMs, treeRss, treeStats, type CpuWaitProbe, type Driver } from "./job.js";
 import { ProcessMessageSchema, type HostMessage, type ProcessMessage, type WorkerConfig } from "./protocol.js";
 
@@ -68,6 +69,8 @@ export interface ProcessSpec {
   allowCodeGeneration?: boolean;
   /** V8 flags for this role (compiler tiers; see runner.ts), after the sandbox's own flags. */
   v8Flags?: string[];
+  /** Run a native CPython (native.ts) instead of node with Pyodide. */
+  native?: NativePython;
   /** Kill the process when its RSS (with its descendants) passes this while a job runs (Linux). */
   rssLimitBytes: number;
   logger: Logger;
@@ -121,8 +124,11 @@ export class SandboxProcess {
       (bytes) => this.violation(`a line of more than ${bytes} bytes (cap ${this.maxLine()})`),
     );
     if (!this.spec.thread) {
+      const native = this.spec.native;
       const readable = [files.workerFile, files.pyodideDir, ...(config.snapshotFile ? [config.snapshotFile] : [])];
-      const command = [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, this.spec.maxOldSpaceMb, this.spec.allowCodeGeneration), ...(this.spec.v8Flags ?? []), files.workerFile, JSON.stringify(config)];
+      const command = native
+        ? [...confinement.prefix(native.mounts, { native: true }), native.bin, "-I", "-S", "-B", "-c", NATIVE_PROGRAM, JSON.stringify(config)]
+        : [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, this.spec.maxOldSpaceMb, this.spec.allowCodeGeneration), ...(this.spec.v8Flags ?? []), files.workerFile, JSON.stringify(config)];
       const child = spawn(command[0]!, command.slice(1), {
         // Its own process group, so that a kill reaches whatever the confinement wrapper has forked but not yet
         // moved to a session of its own (killTree).

@@ -1,10 +1,11 @@
 import { z } from "zod";
 
 /**
- * How generated code was isolated: a permission-model child process, the weaker worker-thread fallback, or no
- * sandbox at all (no python task ran). Listed strongest first.
+ * How generated code was isolated: a Pyodide process under Node's permission model, a native CPython process under
+ * bubblewrap and a seccomp filter (opt-in, `sandbox.python: "cpython"`), the worker-thread fallback, or no sandbox at all
+ * (no python task ran). Listed strongest first.
  */
-export const IsolationSchema = z.enum(["process-permission", "worker-fallback", "none"]);
+export const IsolationSchema = z.enum(["process-permission", "native-confined", "worker-fallback", "none"]);
 export type Isolation = z.infer<typeof IsolationSchema>;
 
 /** What a run header (and a report) records about the sandbox. */

@@ -1,0 +1,234 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { SkillFollowingError } from "../errors.js";
+import { HARNESS_PY } from "./harness-py.js";
+import type { Confinement } from "./isolation.js";
+import { PROTOCOL_VERSION } from "./wire.js";
+
+/**
+ * The CPython runtime (`sandbox.python: "cpython"`, opt-in, Linux with bubblewrap only): each answer runs in a fresh
+ * native CPython process instead of a fresh Pyodide one. It exists for paper-scale runs, where Pyodide's per-process
+ * start (~0.7 s of CPU) and its wasm32 interpreter (2-9x slower on heavy inputs) dominate the bill.
+ *
+ * It trades layers for speed, and says so in the run header (`isolation: native-confined`):
+ * - gone: "no JavaScript from Python" and Node's permission model. The answer is native code as far as the kernel is
+ *   concerned (ctypes reaches every system call the filter below allows);
+ * - kept: a fresh process per answer that receives inputs, never expected outputs, with the comparison, the deadlines,
+ *   the line cap and the RSS limit on the host; and bubblewrap's namespaces (PID, mount, IPC, UTS, network, user, with
+ *   further user namespaces disabled) over a private root where only the system folders and the interpreter are
+ *   visible, read-only, with a 16 MB /tmp;
+ * - added, by the trusted driver before the job is read: a seccomp filter (no fork, exec, ptrace, sockets, namespaces,
+ *   mounts, keyrings, BPF, io_uring or cross-process memory; only threads may be cloned), `no_new_privs`, and hard
+ *   rlimits on address space, open files, file size and core dumps.
+ */
+
+/** The driver: trusted code that runs first in the process, then hands it to the harness (harness-py.ts). */
+const DRIVER_PY = String.raw`
+import sys, os, json, time, resource, struct, ctypes, platform
+
+_cfg = json.loads(sys.argv[1])
+# The protocol goes out on a private copy of fd 1; what the answer writes to fd 1 or 2 (os.write, C code) is dropped,
+# as EvalPlus drops it. print() never gets there: the harness counts it against the output cap.
+_proto = os.dup(1)
+_null = os.open("/dev/null", os.O_WRONLY)
+os.dup2(_null, 1)
+os.dup2(_null, 2)
+os.close(_null)
+
+def _write_all(fd, data):
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+def _sf_proto_send(line):
+    _write_all(_proto, (str(line) + "\n").encode("utf-8", "surrogatepass"))
+
+_MB = 1024 * 1024
+for _lim, _val in ((resource.RLIMIT_AS, (_cfg["memoryMb"] + 512) * _MB), (resource.RLIMIT_NOFILE, 64), (resource.RLIMIT_FSIZE, 16 * _MB), (resource.RLIMIT_CORE, 0)):
+    resource.setrlimit(_lim, (_val, _val))
+
+# Classic BPF, as the kernel's seccomp wants it: the architecture first (anything else is killed), then a deny list.
+_ARCH = {"x86_64": (0xC000003E, True), "aarch64": (0xC00000B7, False)}
+_DENY = {
+    "x86_64": dict(fork=57, vfork=58, execve=59, execveat=322, clone3=435, ptrace=101, socket=41, socketpair=53, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161, keyctl=250, add_key=248, request_key=249, bpf=321, userfaultfd=323, perf_event_open=298, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=310, process_vm_writev=311, kexec_load=246, init_module=175, finit_module=313, personality=135, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442),
+    "aarch64": dict(execve=221, execveat=281, clone3=435, ptrace=117, socket=198, socketpair=199, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51, keyctl=219, add_key=217, request_key=218, bpf=280, userfaultfd=282, perf_event_open=241, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=270, process_vm_writev=271, kexec_load=104, init_module=105, finit_module=273, personality=92, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442),
+}
+_CLONE = {"x86_64": 56, "aarch64": 220}
+
+def _sf_seccomp():
+    machine = platform.machine()
+    if machine not in _ARCH:
+        raise OSError("no seccomp filter for " + machine)
+    arch, x32 = _ARCH[machine]
+    LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+    ALLOW, DENY, NOSYS, KILL = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38, 0x80000000
+    prog = []  # (code, jt, jf, k) with jt/jf as labels resolved below
+    prog.append((LD, 0, 0, 4))
+    prog.append((JEQ, 0, "kill", arch))
+    prog.append((LD, 0, 0, 0))
+    if x32:
+        prog.append((JGE, "deny", 0, 0x40000000))
+    for name, nr in sorted(_DENY[machine].items(), key=lambda kv: kv[1]):
+        # clone3 says ENOSYS, so that the C library falls back to clone, which the filter can inspect (threads only).
+        prog.append((JEQ, "nosys" if name == "clone3" else "deny", 0, nr))
+    prog.append((JEQ, 0, "allow", _CLONE[machine]))
+    prog.append((LD, 0, 0, 16))
+    prog.append((JSET, "allow", "deny", 0x10000))
+    labels = {"allow": len(prog), "deny": len(prog) + 1, "nosys": len(prog) + 2, "kill": len(prog) + 3}
+    prog += [(RET, 0, 0, ALLOW), (RET, 0, 0, DENY), (RET, 0, 0, NOSYS), (RET, 0, 0, KILL)]
+    raw = b""
+    for at, (code, jt, jf, k) in enumerate(prog):
+        jt = labels[jt] - at - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - at - 1 if isinstance(jf, str) else jf
+        raw += struct.pack("=HBBI", code, jt, jf, k)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+    class _Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    fprog = _Prog(len(prog), ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(38, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+    if libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP failed")
+
+try:
+    _sf_seccomp()
+except BaseException as e:
+    _sf_proto_send(json.dumps({"type": "fatal", "message": "the seccomp filter could not be installed: %s" % e}))
+    os._exit(70)
+del ctypes, _sf_seccomp
+
+class _SfCtl:
+    """The harness's control object (the JavaScript one in worker-entry.ts): the host owns the deadlines and kills; the
+    process only reports an input that came back after its limit, in CPU time, as a timeout."""
+    def __init__(self):
+        self.deadline = None
+        self.limit = 0.0
+        self.cpu0 = 0.0
+    def arm(self, ms):
+        self.limit = ms / 1000.0
+        self.deadline = time.monotonic() + self.limit
+        self.cpu0 = time.process_time()
+    def disarm(self):
+        self.deadline = None
+    def expired(self):
+        return self.deadline is not None and time.monotonic() > self.deadline and time.process_time() - self.cpu0 >= self.limit
+    def raw_exceeded(self):
+        return False
+    def send(self, line):
+        _sf_proto_send(line)
+
+_sf_ctl = _SfCtl()
+_sf_role = _cfg["role"]
+_sf_cap = _cfg["outputCapBytes"]
+_sf_stdin = os.fdopen(0, "rb", buffering=0)
+_sf_proto_send(json.dumps({"type": "ready", "version": __SF_VERSION__, "pyodide": "CPython " + platform.python_version()}))
+del _cfg, platform, resource, struct
+`;
+
+/** Serves jobs: one for an answer process, one at a time for a reference process. */
+const SERVE_PY = String.raw`
+
+def _sf_lines():
+    buf = b""
+    while True:
+        chunk = _sf_stdin.read(65536)
+        if not chunk:
+            return
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            if line.strip():
+                yield line
+
+for _sf_n, _sf_line in enumerate(_sf_lines()):
+    _sf_job = json.loads(_sf_line)["job"]
+    if _sf_role == "answer":
+        if _sf_n > 0:
+            _sf_proto_send(json.dumps({"type": "fatal", "message": "an answer process runs one job only"}))
+            break
+        _sf_answer(json.dumps(_sf_job), _sf_ctl, _sf_cap)
+        # Then wait for the host's kill (or end of input), as a Pyodide answer process does: the host reads its CPU time.
+        continue
+    try:
+        _sf_expected(json.dumps(_sf_job), _sf_ctl)
+    except BaseException as e:
+        kind = "memory" if isinstance(e, MemoryError) else "error"
+        _sf_proto_send(json.dumps({"type": "raise", "kind": kind, "error": ("%s: %s" % (type(e).__name__, e))[:300]}))
+os._exit(0)
+`;
+
+/** The program a native sandbox process runs (`python -c`): the harness, then the driver that confines and serves. */
+const CONFINED_PY = HARNESS_PY + "\n" + DRIVER_PY.replace("__SF_VERSION__", String(PROTOCOL_VERSION));
+export const NATIVE_PROGRAM = CONFINED_PY + "\n" + SERVE_PY;
+
+export interface NativePython {
+  /** The interpreter binary (not a shim). */
+  bin: string;
+  version: string;
+  /** Folders the interpreter needs beyond the system ones (a pyenv or venv prefix), read-only in the sandbox. */
+  mounts: string[];
+}
+
+/** Python versions the harness is written for (3.11 added sys.set_int_max_str_digits and operator.call). */
+const MIN_MINOR = 11;
+
+/**
+ * Finds a CPython >= 3.11 to run answers in: SF_SANDBOX_PYTHON, else /usr/bin/python3, else `python3` on PATH resolved
+ * to its real binary (a pyenv shim is a bash script). Checks, rather than assumes, that it starts inside the
+ * confinement with the seccomp filter installed and that the filter refuses fork and sockets.
+ */
+export function probeNativePython(confinement: Confinement): NativePython {
+  const fix = "Set `sandbox.python` back to `pyodide` (the default), or install bubblewrap and CPython 3.11+ (`apt-get install bubblewrap python3`).";
+  if (process.platform !== "linux" || confinement.kind !== "bubblewrap") {
+    throw new SkillFollowingError(`The CPython sandbox needs Linux with bubblewrap; here the confinement is "${confinement.kind}".`, { hint: fix });
+  }
+  const candidates = [process.env.SF_SANDBOX_PYTHON, "/usr/bin/python3", "python3"].filter((c): c is string => !!c);
+  let found: NativePython | undefined;
+  for (const c of candidates) {
+    const r = spawnSync(c, ["-I", "-S", "-c", "import sys, json; print(json.dumps([sys.executable, sys.version_info[:3], sys.base_prefix, sys.prefix]))"], { encoding: "utf8", timeout: 15000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    if (r.status !== 0) continue;
+    try {
+      const [exe, v, basePrefix, prefix] = JSON.parse(r.stdout) as [string, [number, number, number], string, string];
+      if (v[0] !== 3 || v[1] < MIN_MINOR || !exe) continue;
+      const bin = realpathSync(exe);
+      const mounts = [...new Set([basePrefix, prefix, path.dirname(bin)])].filter((p) => existsSync(p) && !["/usr", "/lib", "/lib64"].some((d) => p === d || p.startsWith(d + "/")));
+      found = { bin, version: v.join("."), mounts };
+      break;
+    } catch {
+      continue;
+    }
+  }
+  if (!found) throw new SkillFollowingError(`No CPython 3.${MIN_MINOR}+ found for the CPython sandbox (tried ${candidates.join(", ")}).`, { hint: fix });
+  const probe = [
+    "import os, socket, json",
+    "r = {}",
+    "for name, f in (('fork', os.fork), ('socket', lambda: socket.socket()), ('exec', lambda: os.execv('/bin/true', ['true']))):",
+    "    try:",
+    "        pid = f()",
+    "        if pid == 0: os._exit(0)",
+    "        r[name] = 'allowed'",
+    "    except OSError as e:",
+    "        r[name] = e.errno",
+    "_sf_proto_send(json.dumps({'type': 'exec', 'stdout': json.dumps(r)}))",
+  ].join("\n");
+  const command = [...confinement.prefix(found.mounts, { native: true }), found.bin, "-I", "-S", "-B", "-c", CONFINED_PY + "\n" + probe, JSON.stringify({ role: "probe", memoryMb: 256, outputCapBytes: 1024 })];
+  const r = spawnSync(command[0]!, command.slice(1), { encoding: "utf8", timeout: 15000, env: {}, input: "" });
+  const lines = (r.stdout ?? "").split("\n").filter((l) => l.trim());
+  let verdict: Record<string, unknown> | undefined;
+  for (const l of lines) {
+    try {
+      const m = JSON.parse(l) as { type?: string; stdout?: string; message?: string };
+      if (m.type === "fatal") throw new SkillFollowingError(`The CPython sandbox cannot start: ${m.message}`, { hint: fix });
+      if (m.type === "exec" && m.stdout) verdict = JSON.parse(m.stdout) as Record<string, unknown>;
+    } catch (e) {
+      if (e instanceof SkillFollowingError) throw e;
+    }
+  }
+  if (!verdict || Object.values(verdict).some((v) => v === "allowed")) {
+    throw new SkillFollowingError(`The CPython sandbox's probe did not show its filter holding (${verdict ? JSON.stringify(verdict) : `exit ${r.status}, ${(r.stderr ?? "").trim().slice(0, 200)}`}).`, { hint: fix });
+  }
+  return found;
+}
