@@ -5,7 +5,8 @@ import path from "node:path";
 
 /**
  * The prerequisites a tier lacks, each { tier, what, hint }. unit: bubblewrap on Linux (the sandbox's strongest
- * confinement; the hostile suite requires it under CI). integration and e2e: code-server and Chromium.
+ * confinement; the hostile suite requires it under CI) and /usr/bin/python3 (the CPython runtime's tests).
+ * integration and e2e: code-server and Chromium.
  */
 export function missingPrerequisites(tiers, { root, env, platform, exists }) {
   const out = [];
@@ -15,6 +16,9 @@ export function missingPrerequisites(tiers, { root, env, platform, exists }) {
   for (const tier of tiers) {
     if (tier === "unit" && platform === "linux" && !bwrapDirs.some((d) => exists(path.join(d, "bwrap")))) {
       out.push({ tier, what: "bubblewrap (bwrap) not on PATH", hint: "apt-get install bubblewrap, or SF_INSTALL_DEPS=1 npm test" });
+    }
+    if (tier === "unit" && platform === "linux" && !exists(env.SF_SANDBOX_PYTHON ?? "/usr/bin/python3")) {
+      out.push({ tier, what: "CPython not found at /usr/bin/python3 (the CPython sandbox runtime's tests)", hint: "apt-get install python3, set SF_SANDBOX_PYTHON, or SF_INSTALL_DEPS=1 npm test" });
     }
     if (tier === "integration" || tier === "e2e") {
       if (!exists(codeServer)) out.push({ tier, what: `code-server not installed at ${codeServer}`, hint: "bash scripts/install-code-server.sh, or SF_INSTALL_DEPS=1 npm test" });

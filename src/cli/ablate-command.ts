@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { createGrader } from "../core/grading/index.js";
+import { createGrader, pythonRuntimeOf } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
 import { createCachedClient } from "../core/models/cache.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
@@ -82,7 +82,7 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   // Ablation records go to --out or beside the run file; the data folder only holds the caches, when they are there.
   if (!values["cache-dir"]) ensureDataDir(layout);
   const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: layout.responsesDir, logger });
-  const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(values["no-cache"] ? {} : { verdictCacheDir: layout.verdictsDir }) });
+  const grader = createGrader({ logger, cacheDir: layout.expectedDir, python: pythonRuntimeOf(h.sandbox), ...(values["no-cache"] ? {} : { verdictCacheDir: layout.verdictsDir }) });
 
   try {
     const o = {

@@ -159,7 +159,7 @@ async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
   const judge = judgeEndpoint(settings, config, process.env, layout.responsesDir, logger);
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
-  const grader = createGrader({ logger, cacheDir: layout.expectedDir, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
+  const grader = createGrader({ logger, cacheDir: layout.expectedDir, python: settings.sandboxPython, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
   const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model });
   logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 

@@ -28,6 +28,7 @@ export const SETTING_FLAGS: Readonly<Record<RunSettingKey, { flag: string; value
   judgeRepeats: { flag: "judge-repeats", value: "k" },
   responseCache: { flag: "no-cache", negates: true },
   batch: { flag: "batch" },
+  sandboxPython: { flag: "python" },
 };
 
 const RAE_ONLY = "rae-only";

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
+import { pythonRuntimeOf } from "../core/grading/index.js";
 import { planAblation, runAblation, type AblationPlan, type AblateOptions, type AblationPlanInput, type AblationResult } from "../core/runs/ablate.js";
 import { defaultAblationFile } from "../core/runs/ablation-store.js";
 import { describeEstimate } from "../core/runs/ablation-plan.js";
@@ -106,7 +107,8 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
     const go = await vscode.window.showWarningMessage(`Find what harms in ${last.name}?`, { modal: true, detail }, "Run");
     if (go !== "Run") return undefined;
   }
-  const result = await svc.runner.exclusive(`Find What Harms: ${last.name}`, settings.responseCache, async (signal, grader): Promise<AblationResult> =>
+  // The run's own sandbox runtime: its verdicts are what the variants are compared with.
+  const result = await svc.runner.exclusive(`Find What Harms: ${last.name}`, settings.responseCache, pythonRuntimeOf(h.sandbox), async (signal, grader): Promise<AblationResult> =>
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding what harms in ${last.name}`, cancellable: true }, async (progress, token) => {
       const controller = new AbortController();
       const onAbort = () => controller.abort();

@@ -31,6 +31,7 @@ export const RUN_SETTING_CONFIG_KEYS = {
   judgeRepeats: "judgeRepeats",
   responseCache: "responseCache",
   batch: "batch",
+  sandboxPython: "sandboxPython",
 } as const satisfies Record<RunSettingKey, string>;
 
 type RunSettingFields = { [K in RunSettingKey as (typeof RUN_SETTING_CONFIG_KEYS)[K]]: z.ZodCatch<z.ZodType<RunSettings[K]>> };

@@ -80,6 +80,7 @@ export class EvaluationRunner implements vscode.Disposable {
       logger: this.logger,
       distDir: this.distDir,
       cacheDir: this.layout.expectedDir,
+      python: request.settings.sandboxPython,
       ...(request.settings.responseCache ? { verdictCacheDir: this.layout.verdictsDir } : {}),
     });
     try {
@@ -144,13 +145,13 @@ export class EvaluationRunner implements vscode.Disposable {
    * Runs other work as this window's one evaluation (Find What Harms): the same lock, `skillFollowing.evaluating`
    * context, Cancel Evaluation command and grader setup as run(); the body gets the cancel signal and a grader.
    */
-  async exclusive<T>(label: string, responseCache: boolean, body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
+  async exclusive<T>(label: string, responseCache: boolean, python: "pyodide" | "cpython", body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
     ensureDataDir(this.layout);
     const controller = new AbortController();
     this.current = { controller, label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = createGrader({ logger: this.logger, distDir: this.distDir, cacheDir: this.layout.expectedDir, ...(responseCache ? { verdictCacheDir: this.layout.verdictsDir } : {}) });
+    const grader = createGrader({ logger: this.logger, distDir: this.distDir, cacheDir: this.layout.expectedDir, python, ...(responseCache ? { verdictCacheDir: this.layout.verdictsDir } : {}) });
     try {
       return await body(controller.signal, grader);
     } finally {

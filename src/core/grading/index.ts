@@ -19,9 +19,16 @@ export interface CreateGraderOptions {
   /** On-disk cache of verdicts (see PythonGraderOptions.verdictCacheDir). */
   verdictCacheDir?: string;
   poolSize?: number;
+  /** The Python runtime of the sandbox (RunSettings.sandboxPython; default pyodide). */
+  python?: "pyodide" | "cpython";
 }
 
 export type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
+
+/** The sandbox runtime a run used, read off its header: work that re-checks its answers (ablation) uses the same one. */
+export function pythonRuntimeOf(sandbox: SandboxInfo): "pyodide" | "cpython" {
+  return sandbox.isolation === "native-confined" ? "cpython" : "pyodide";
+}
 
 /**
  * The grader the engine uses: python-function tasks go to the sandboxed Python grader (started lazily, so a math-only
@@ -56,6 +63,7 @@ export function createGrader(options: CreateGraderOptions = {}): EngineGrader {
       ...(options.distDir ? { distDir: options.distDir } : {}),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.verdictCacheDir ? { verdictCacheDir: options.verdictCacheDir } : {}),
+      ...(options.python ? { python: options.python } : {}),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
     }));
   let pythonTasks: PythonFunctionTask[] = [];

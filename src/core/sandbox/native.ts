@@ -181,9 +181,9 @@ const MIN_MINOR = 11;
  * confinement with the seccomp filter installed and that the filter refuses fork and sockets.
  */
 export function probeNativePython(confinement: Confinement): NativePython {
-  const fix = "Set `sandbox.python` back to `pyodide` (the default), or install bubblewrap and CPython 3.11+ (`apt-get install bubblewrap python3`).";
+  const fix = { hint: "Choose the pyodide runtime (the default, every platform), or install bubblewrap and CPython 3.11+ (apt-get install bubblewrap python3).", hintIds: ["sandboxPython"] as const };
   if (process.platform !== "linux" || confinement.kind !== "bubblewrap") {
-    throw new SkillFollowingError(`The CPython sandbox needs Linux with bubblewrap; here the confinement is "${confinement.kind}".`, { hint: fix });
+    throw new SkillFollowingError(`The CPython sandbox needs Linux with bubblewrap; here the confinement is "${confinement.kind}".`, fix);
   }
   const candidates = [process.env.SF_SANDBOX_PYTHON, "/usr/bin/python3", "python3"].filter((c): c is string => !!c);
   let found: NativePython | undefined;
@@ -201,7 +201,7 @@ export function probeNativePython(confinement: Confinement): NativePython {
       continue;
     }
   }
-  if (!found) throw new SkillFollowingError(`No CPython 3.${MIN_MINOR}+ found for the CPython sandbox (tried ${candidates.join(", ")}).`, { hint: fix });
+  if (!found) throw new SkillFollowingError(`No CPython 3.${MIN_MINOR}+ found for the CPython sandbox (tried ${candidates.join(", ")}).`, fix);
   const probe = [
     "import os, socket, json",
     "r = {}",
@@ -221,14 +221,14 @@ export function probeNativePython(confinement: Confinement): NativePython {
   for (const l of lines) {
     try {
       const m = JSON.parse(l) as { type?: string; stdout?: string; message?: string };
-      if (m.type === "fatal") throw new SkillFollowingError(`The CPython sandbox cannot start: ${m.message}`, { hint: fix });
+      if (m.type === "fatal") throw new SkillFollowingError(`The CPython sandbox cannot start: ${m.message}`, fix);
       if (m.type === "exec" && m.stdout) verdict = JSON.parse(m.stdout) as Record<string, unknown>;
     } catch (e) {
       if (e instanceof SkillFollowingError) throw e;
     }
   }
   if (!verdict || Object.values(verdict).some((v) => v === "allowed")) {
-    throw new SkillFollowingError(`The CPython sandbox's probe did not show its filter holding (${verdict ? JSON.stringify(verdict) : `exit ${r.status}, ${(r.stderr ?? "").trim().slice(0, 200)}`}).`, { hint: fix });
+    throw new SkillFollowingError(`The CPython sandbox's probe did not show its filter holding (${verdict ? JSON.stringify(verdict) : `exit ${r.status}, ${(r.stderr ?? "").trim().slice(0, 200)}`}).`, fix);
   }
   return found;
 }

@@ -52,10 +52,14 @@ describe("prerequisites per tier", () => {
   const all = (present: string[]) => (p: string) => present.some((x) => p === x || p.endsWith(x));
   const machine = (present: string[], env: Record<string, string> = {}) => ({ root: "/repo", env: { PATH: "/usr/bin:/bin", ...env }, platform: "linux", exists: all(present) });
 
-  it("unit needs bubblewrap on Linux only; integration and e2e need code-server and Chromium", () => {
+  it("unit needs bubblewrap and CPython on Linux only; integration and e2e need code-server and Chromium", () => {
     const cs = "/repo/.vscode-test/code-server/node_modules/.bin/code-server";
-    assert.deepEqual(missingPrerequisites(["unit", "integration", "e2e"], machine(["/usr/bin/bwrap", cs, "/usr/bin/chromium"])), []);
-    assert.deepEqual(missingPrerequisites(["unit"], machine([])).map((m) => [m.tier, m.what]), [["unit", "bubblewrap (bwrap) not on PATH"]]);
+    assert.deepEqual(missingPrerequisites(["unit", "integration", "e2e"], machine(["/usr/bin/bwrap", "/usr/bin/python3", cs, "/usr/bin/chromium"])), []);
+    assert.deepEqual(missingPrerequisites(["unit"], machine([])).map((m) => [m.tier, m.what]), [
+      ["unit", "bubblewrap (bwrap) not on PATH"],
+      ["unit", "CPython not found at /usr/bin/python3 (the CPython sandbox runtime's tests)"],
+    ]);
+    assert.deepEqual(missingPrerequisites(["unit"], machine(["/usr/bin/bwrap", "/opt/py/bin/python3.12"], { SF_SANDBOX_PYTHON: "/opt/py/bin/python3.12" })), []);
     assert.deepEqual(missingPrerequisites(["unit"], { ...machine([]), platform: "darwin" }), []);
     assert.deepEqual(missingPrerequisites(["e2e"], machine(["/usr/bin/chromium"])).map((m) => m.what), [`code-server not installed at ${cs}`]);
     assert.deepEqual(missingPrerequisites(["integration"], machine([cs])).map((m) => m.what), ["Chromium not found at /usr/bin/chromium"]);
@@ -157,7 +161,7 @@ describe("npm test's runner", () => {
     if (process.getuid?.() !== 0) return; // the script installs only as root; elsewhere it prints the command
     const asked = run(root, ["unit"], { PATH: bin, SF_INSTALL_DEPS: "1" });
     assert.equal(asked.status, 0, asked.stderr);
-    assert.match(readFileSync(mark, "utf8"), /install -y -qq chromium ripgrep bubblewrap libkrb5-dev/);
+    assert.match(readFileSync(mark, "utf8"), /install -y -qq chromium ripgrep bubblewrap (python3 )?libkrb5-dev/);
   });
 
   it(".ci/run, which installs the prerequisites itself, runs the suite under CI=true", () => {

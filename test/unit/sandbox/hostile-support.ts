@@ -65,7 +65,8 @@ export const TRY = "const t = (f) => { try { return String(f()); } catch (e) { r
 export const addReturning = (expr: string) => `def add(a, b):\n    return ${expr}\n`;
 export const tagReturning = (expr: string) => `def tag(a, b):\n    return ${expr}\n`;
 
-export type Mode = "normal" | "redTeam";
+/** `native`: the opt-in CPython runtime (native.ts), where the answer is native code with every system call the filter allows. */
+export type Mode = "normal" | "redTeam" | "native";
 
 export interface Case {
   name: string;
@@ -84,7 +85,7 @@ export interface Case {
 export interface Harness {
   tmp: string;
   caches: { cacheDir: string; verdictCacheDir: string };
-  graders: Record<Mode, PythonGrader>;
+  graders: Record<"normal" | "redTeam", PythonGrader> & { native?: PythonGrader };
   sacrificial: ChildProcess;
   /** Connections the host's TCP and Unix-socket servers received. */
   connections(): number;
@@ -112,7 +113,7 @@ function hashTree(dir: string): Map<string, string> {
   return out;
 }
 
-export async function startHarness(label: string): Promise<Harness> {
+export async function startHarness(label: string, options: { native?: boolean } = {}): Promise<Harness> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `sf-${label}-`));
   const caches = { cacheDir: path.join(tmp, "expected"), verdictCacheDir: path.join(tmp, "verdicts") };
   writeFileSync(path.join(tmp, "secret.txt"), "TOP-SECRET");
@@ -145,11 +146,12 @@ export async function startHarness(label: string): Promise<Harness> {
     logger: { trace() {}, debug() {}, info() {}, warn: (m: string) => void warnings.push(m), error() {} },
   });
   const opts = await graderOptions();
-  const graders = {
+  const graders: Harness["graders"] = {
     normal: createPythonGrader({ ...opts, ...caches }),
     redTeam: createPythonGrader({ ...opts, cacheDir: path.join(tmp, "rt-expected"), verdictCacheDir: path.join(tmp, "rt-verdicts"), unsafeAllowCodeGeneration: true }),
+    ...(options.native ? { native: createPythonGrader({ ...opts, cacheDir: path.join(tmp, "native-expected"), verdictCacheDir: path.join(tmp, "native-verdicts"), python: "cpython" }) } : {}),
   };
-  await Promise.all([graders.normal.ready(), graders.redTeam.ready()]);
+  await Promise.all([graders.normal.ready(), graders.redTeam.ready(), graders.native?.ready()]);
   const fill = (code: string) =>
     code
       .replaceAll("PORT", String(tcpPort))
@@ -170,6 +172,7 @@ export async function startHarness(label: string): Promise<Harness> {
     async dispose() {
       await graders.normal.dispose();
       await graders.redTeam.dispose();
+      await graders.native?.dispose();
       await graders.normal.dispose(); // idempotent
       sacrificial.kill("SIGKILL");
       tcp.close();
@@ -201,11 +204,13 @@ export const uncached = (code: string) => `${code}\n# fresh ${++fresh} ${process
 /** Registers the cases for both graders; each runs the attack, checks the host, then grades a wrong and a canonical answer afresh. */
 export function hostileCases(title: string, harness: () => Harness, cases: readonly Case[], modes: readonly Mode[] = ["normal", "redTeam"]): void {
   for (const mode of modes) {
-    describe(`${title} (${mode === "normal" ? "the product's sandbox" : "red team: escaped code may run JavaScript"})`, () => {
+    const what = { normal: "the product's sandbox", redTeam: "red team: escaped code may run JavaScript", native: "the CPython runtime: native code under bubblewrap and seccomp" }[mode];
+    describe(`${title} (${what})`, () => {
       for (const c of cases.filter((k) => modesOf(k).includes(mode))) {
         test(c.name, async () => {
           const h = harness();
           const grader = h.graders[mode];
+          assert.ok(grader, `the harness was started without the ${mode} grader`);
           const task = c.task ?? addTask;
           const verdict = await grader.grade(task, h.fill(c.code));
           assert.equal(verdict.pass, false, `${c.name} must fail: ${verdict.reason}`);

@@ -46,6 +46,7 @@ const TABLE: Array<{ name: string; argv: string[]; config: Record<string, unknow
     config: { judgeModel: "judge-m", judgeBaseUrl: "http://127.0.0.1:9/v1", judgeRepeats: 3 },
   },
   { name: "batch", argv: ["--batch"], config: { batch: true } },
+  { name: "the CPython sandbox runtime", argv: ["--python", "cpython"], config: { sandboxPython: "cpython" } },
   // What the editor shows for an unset optional setting (null) is the CLI's absent flag.
   { name: "unset optionals", argv: [], config: { seed: null, maxTokens: null, taskLimit: null, judgeModel: null, judgeBaseUrl: null } },
 ];

