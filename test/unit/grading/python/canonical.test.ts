@@ -12,8 +12,14 @@ import { loadEvalPlus, repoRoot, sandboxDist, slowestFirst } from "./support.js"
 // All three sets go into the grader at once, the measured slowest tasks first (support.ts), so that the long chains
 // (expected outputs, then the check) start at once and overlap the rest instead of ending last. The order changes
 // no verdict: each test awaits exactly its own set's verdicts.
+//
+// The opt-in CPython runtime (native.ts, Linux) grades both sets too, with its own expected outputs: one shipped runtime
+// is not evidence for the other.
 let grader: PythonGrader;
+let native: PythonGrader | undefined;
 const verdicts = new Map<PythonFunctionTask, Promise<string | undefined>>();
+const nativeVerdicts = new Map<PythonFunctionTask, Promise<string | undefined>>();
+const linux = process.platform === "linux";
 
 const humaneval = loadEvalPlus("humanevalplus/HumanEvalPlus-v0.1.10.jsonl.gz");
 const mbpp = loadEvalPlus("mbppplus/MbppPlus-v0.2.0.jsonl.gz");
@@ -25,20 +31,24 @@ const originHe = pick(loadEvalPlus("humanevalplus/HumanEvalPlus-OriginFmt-v0.1.1
 before(async () => {
   grader = createPythonGrader({ distDir: await sandboxDist(), poolSize: 2, cacheDir: path.join(repoRoot, "node_modules/.cache/sf-expected") });
   await grader.ready();
-  for (const t of slowestFirst([...humaneval, ...mbpp, ...originMbpp, ...originHe])) {
-    verdicts.set(
-      t,
-      grader.grade(t, t.canonicalSolution).then(
-        (v) => (v.pass ? undefined : `${t.id}: ${v.reason}`),
-        (e: unknown) => `${t.id}: ${String(e)}`,
-      ),
+  const verdictOf = (g: PythonGrader, t: PythonFunctionTask) =>
+    g.grade(t, t.canonicalSolution).then(
+      (v) => (v.pass ? undefined : `${t.id}: ${v.reason}`),
+      (e: unknown) => `${t.id}: ${String(e)}`,
     );
+  for (const t of slowestFirst([...humaneval, ...mbpp, ...originMbpp, ...originHe])) verdicts.set(t, verdictOf(grader, t));
+  if (linux) {
+    native = createPythonGrader({ distDir: await sandboxDist(), poolSize: 2, cacheDir: path.join(repoRoot, "node_modules/.cache/sf-expected"), python: "cpython" });
+    for (const t of slowestFirst([...humaneval, ...mbpp])) nativeVerdicts.set(t, verdictOf(native, t));
   }
 });
-after(() => grader.dispose());
+after(async () => {
+  await grader.dispose();
+  await native?.dispose();
+});
 
-async function failures(tasks: PythonFunctionTask[]): Promise<string[]> {
-  const out = await Promise.all(tasks.map((t) => verdicts.get(t)!));
+async function failures(tasks: PythonFunctionTask[], from = verdicts): Promise<string[]> {
+  const out = await Promise.all(tasks.map((t) => from.get(t)!));
   return out.filter((f): f is string => f !== undefined);
 }
 
@@ -57,4 +67,9 @@ test("OriginFmt layouts grade the same way (Python-literal inputs; HumanEval/32 
   // And a wrong answer is still caught through this path.
   const v = await grader.grade(originHe.find((t) => t.id === "HumanEval/32")!, "def find_zero(xs):\n    return 0.123\n");
   assert.equal(v.pass, false);
+});
+
+test("the CPython runtime: all 164 HumanEval+ and all 378 MBPP+ canonical solutions pass all their inputs", { skip: linux ? false : "the CPython runtime is Linux only" }, async () => {
+  assert.equal(native?.isolation, "native-confined");
+  assert.deepEqual(await failures([...humaneval, ...mbpp], nativeVerdicts), []);
 });

@@ -42,9 +42,10 @@ export interface Agreement {
   wallMs: number;
 }
 
-export async function checkAgreement(samples: Sample[], grader?: PythonGrader, onProgress?: (done: number) => void): Promise<Agreement> {
+/** `python`: the sandbox runtime of the grader made here when none is given (default pyodide). */
+export async function checkAgreement(samples: Sample[], grader?: PythonGrader, onProgress?: (done: number) => void, python: "pyodide" | "cpython" = "pyodide"): Promise<Agreement> {
   const tasks = new Map<string, PythonFunctionTask>(loadEvalPlus("humanevalplus/HumanEvalPlus-v0.1.10.jsonl.gz").map((t) => [t.id, t]));
-  const own = grader ?? createPythonGrader({ distDir: await sandboxDist(), cacheDir: path.join(repoRoot, "node_modules/.cache/sf-expected") });
+  const own = grader ?? createPythonGrader({ distDir: await sandboxDist(), cacheDir: path.join(repoRoot, "node_modules/.cache/sf-expected"), python });
   const t0 = performance.now();
   const disagreements: Agreement["disagreements"] = [];
   let done = 0;
@@ -62,13 +63,20 @@ export async function checkAgreement(samples: Sample[], grader?: PythonGrader, o
   return { total: samples.length, agree: samples.length - disagreements.length, disagreements, wallMs: performance.now() - t0 };
 }
 
+// npm run check:evalplus [-- cpython]
 if (require.main === module) {
   void (async () => {
     const samples = loadSamples();
-    const result = await checkAgreement(samples, undefined, (n) => {
-      if (n % 50 === 0) process.stderr.write(`${n}/${samples.length}\n`);
-    });
-    process.stdout.write(`agreement with EvalPlus's recorded verdicts: ${result.agree}/${result.total} (target >= 808) in ${(result.wallMs / 1000).toFixed(0)} s\n`);
+    const python = process.argv[2] === "cpython" ? "cpython" : "pyodide";
+    const result = await checkAgreement(
+      samples,
+      undefined,
+      (n) => {
+        if (n % 50 === 0) process.stderr.write(`${n}/${samples.length}\n`);
+      },
+      python,
+    );
+    process.stdout.write(`agreement with EvalPlus's recorded verdicts (${python}): ${result.agree}/${result.total} (target >= 808) in ${(result.wallMs / 1000).toFixed(0)} s\n`);
     for (const d of result.disagreements.sort((a, b) => a.sample.taskId.localeCompare(b.sample.taskId))) {
       process.stdout.write(`  ${d.sample.file} ${d.sample.taskId}: EvalPlus ${d.sample.recordedPass ? "pass" : "fail"}, ours ${d.ours ? "pass" : "fail"} (${d.reason.slice(0, 300)})\n`);
     }
