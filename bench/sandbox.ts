@@ -17,6 +17,8 @@ import os from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { createPythonGrader } from "../src/core/grading/python-grader.js";
+import { probeConfinement } from "../src/core/sandbox/isolation.js";
+import { probeNativePython } from "../src/core/sandbox/native.js";
 import { SandboxPool, type PythonRuntime } from "../src/core/sandbox/runner.js";
 import { stringifyJsonLossless } from "../src/core/tasks/evalplus-json.js";
 import { evalplusImporters } from "../src/core/tasks/evalplus.js";
@@ -32,8 +34,12 @@ function loadMbpp(): PythonFunctionTask[] {
   return lines.map((l, i) => PythonFunctionTaskSchema.parse(importer.convert(importer.parseLine!(l), i)));
 }
 
-/** The real CPython binary (not a shim), its version, and what `python3` on PATH resolved to. */
-function cpython(): { bin: string; version: string; onPath: string } {
+/**
+ * The real CPython binary (not a shim), its version, and what `python3` on PATH resolved to. `same`: the binary the
+ * sandbox's CPython runtime runs, so that both sides run the same build (a pyenv build without PGO is slower than
+ * Debian's, which would flatter the runtime).
+ */
+function cpython(same?: string): { bin: string; version: string; onPath: string } {
   let bin = "python3";
   let onPath = "python3";
   try {
@@ -42,6 +48,7 @@ function cpython(): { bin: string; version: string; onPath: string } {
   } catch {
     if (existsSync("/usr/bin/python3")) bin = "/usr/bin/python3";
   }
+  if (same) bin = same;
   const version = execFileSync(bin, ["-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], { encoding: "utf8" }).trim();
   return { bin, version, onPath };
 }
@@ -78,7 +85,10 @@ print(bad, (t1 - t0) * 1000)
 /** One task in a CPython subprocess: passed, and the canonical solution's own time for the expected outputs (ms). */
 function runCpython(bin: string, task: PythonFunctionTask): Promise<{ pass: boolean; canonicalMs: number }> {
   return new Promise((resolve) => {
-    const child = spawn(bin, ["-I", "-c", CPYTHON_CHECK], { stdio: ["pipe", "pipe", "ignore"] });
+    // A session of its own, as every sandbox process has (runner.ts spawns them detached; bubblewrap adds --new-session):
+    // with the kernel's autogroup scheduling each session is one group with a fair share, so on a busy machine a
+    // baseline left in the benchmark's session would get a smaller share of the CPUs than the sandbox it is compared to.
+    const child = spawn(bin, ["-I", "-c", CPYTHON_CHECK], { stdio: ["pipe", "pipe", "ignore"], detached: process.platform === "linux" });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.on("close", (code) => {
@@ -198,7 +208,7 @@ export async function benchSandbox(options: { distDir?: string; limit?: number; 
   const tasks = loadMbpp().slice(0, options.limit ?? Infinity);
   const rounds = options.rounds ?? 3;
   const python = options.python ?? "pyodide";
-  const py = cpython();
+  const py = cpython(python === "cpython" ? probeNativePython(probeConfinement()).bin : undefined);
   const result: Record<string, number | string> = { tasks: tasks.length, "sandbox runtime": python, "cpython baseline": `${py.bin} (${py.version}), ${CONCURRENCY} at a time` };
   if (realpathSync(py.onPath) !== py.bin) {
     result["python3 on PATH"] = `${py.onPath} (a wrapper): start ${Math.round(startMs(py.onPath))} ms vs ${Math.round(startMs(py.bin))} ms for the binary, median; the baseline uses the binary`;

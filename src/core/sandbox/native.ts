@@ -178,9 +178,20 @@ const MIN_MINOR = 11;
 /**
  * Finds a CPython >= 3.11 to run answers in: SF_SANDBOX_PYTHON, else /usr/bin/python3, else `python3` on PATH resolved
  * to its real binary (a pyenv shim is a bash script). Checks, rather than assumes, that it starts inside the
- * confinement with the seccomp filter installed and that the filter refuses fork and sockets.
+ * confinement with the seccomp filter installed and that the filter refuses fork, sockets and exec. Once per process
+ * (a failure is not remembered: the next pool probes again).
  */
+let probed: { key: string; python: NativePython } | undefined;
+
 export function probeNativePython(confinement: Confinement): NativePython {
+  const key = JSON.stringify([confinement.kind, process.env.SF_SANDBOX_PYTHON ?? ""]);
+  if (probed?.key === key) return probed.python;
+  const python = probeOnce(confinement);
+  probed = { key, python };
+  return python;
+}
+
+function probeOnce(confinement: Confinement): NativePython {
   const fix = { hint: "Choose the pyodide runtime (the default, every platform), or install bubblewrap and CPython 3.11+ (apt-get install bubblewrap python3).", hintIds: ["sandboxPython"] as const };
   if (process.platform !== "linux" || confinement.kind !== "bubblewrap") {
     throw new SkillFollowingError(`The CPython sandbox needs Linux with bubblewrap; here the confinement is "${confinement.kind}".`, fix);
