@@ -66,6 +66,21 @@ _sf_repr.maxlist = _sf_repr.maxtuple = _sf_repr.maxset = _sf_repr.maxfrozenset =
 _sf_repr.maxstring = _sf_repr.maxother = 300
 _sf_repr.maxlong = 300
 
+# Ints past this many bits are written in hex: str(int) is quadratic in CPython before 3.12 (HumanEval/83's outputs took
+# minutes natively), hex(int) is linear. The form depends on the value alone, so equal ints have equal texts (values.ts).
+_SF_HEX_BITS = 100000
+
+def _sf_int_text(v):
+    return hex(v) if v.bit_length() > _SF_HEX_BITS else str(v)
+
+def _sf_repr_int(x, level):
+    if x.bit_length() > _SF_HEX_BITS:
+        h = hex(x)
+        return h[:40] + "\u2026 (%d bits)" % x.bit_length()
+    return reprlib.Repr.repr_int(_sf_repr, x, level)
+
+_sf_repr.repr_int = _sf_repr_int
+
 _SF_DICTS = {collections.Counter: "Counter", collections.OrderedDict: "OrderedDict", collections.defaultdict: "defaultdict"}
 
 def _sf_tag(v, depth=0):
@@ -76,7 +91,7 @@ def _sf_tag(v, depth=0):
     if v is None or t is bool or t is str:
         return v
     if t is int:
-        return v if -9007199254740992 <= v <= 9007199254740992 else {"i": str(v)}
+        return v if -9007199254740992 <= v <= 9007199254740992 else {"i": _sf_int_text(v)}
     if t is float:
         return {"f": repr(v)}
     if t is list:
@@ -149,7 +164,7 @@ def _sf_canon_num(x):
     if t is bool:
         return "1" if x else "0"
     if t is int:
-        return repr(x)
+        return _sf_int_text(x)
     if t is float:
         if x != x:
             return "nan#%r" % random.random()
@@ -205,9 +220,11 @@ def _sf_chunk_text(chunk):
         inner = set(map(type, itertools.chain.from_iterable(chunk)))
         if inner <= {str}:
             return "\0t" + json.dumps(chunk)
-        if inner <= _SF_PLAIN:
+        if inner <= _SF_PLAIN and not (int in inner and max(i.bit_length() for i in itertools.chain.from_iterable(chunk) if type(i) is int) > _SF_HEX_BITS):
             return ", ".join(map(repr, chunk))
     elif kinds <= _SF_PLAIN:
+        if int in kinds and max(i.bit_length() for i in chunk if type(i) is int) > _SF_HEX_BITS:
+            return ", ".join(_sf_canon(i, 1) for i in chunk)
         return ", ".join(map(repr, chunk))
     return ", ".join(_sf_canon(i, 1) for i in chunk)
 

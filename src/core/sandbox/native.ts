@@ -123,7 +123,7 @@ class _SfCtl:
 _sf_ctl = _SfCtl()
 _sf_role = _cfg["role"]
 _sf_cap = _cfg["outputCapBytes"]
-_sf_stdin = os.fdopen(0, "rb", buffering=0)
+_sf_stdin = os.fdopen(0, "rb", buffering=1 << 20)
 _sf_proto_send(json.dumps({"type": "ready", "version": __SF_VERSION__, "pyodide": "CPython " + platform.python_version()}))
 del _cfg, platform, resource, struct
 `;
@@ -132,16 +132,12 @@ del _cfg, platform, resource, struct
 const SERVE_PY = String.raw`
 
 def _sf_lines():
-    buf = b""
     while True:
-        chunk = _sf_stdin.read(65536)
-        if not chunk:
+        line = _sf_stdin.readline()
+        if not line:
             return
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            if line.strip():
-                yield line
+        if line.strip():
+            yield line
 
 for _sf_n, _sf_line in enumerate(_sf_lines()):
     _sf_job = json.loads(_sf_line)["job"]

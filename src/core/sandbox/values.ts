@@ -37,8 +37,12 @@ export type DictKind = (typeof DICT_KINDS)[number];
 export const MAX_DEPTH = 1000;
 
 const FLOAT_REPR = /^-?(?:inf|nan|\d+(?:\.\d+)?(?:e[+-]\d+)?|\d+\.\d*|\.\d+)$/;
-/** Python's str(int): no leading zeros, no "-0". */
-const INT_TEXT = /^(?:0|-?[1-9]\d*)$/;
+/**
+ * Python's str(int): no leading zeros, no "-0"; or, for an int of more than HEX_INT_BITS bits, Python's hex(int)
+ * (harness-py.ts `_sf_int_text`: str(int) is quadratic in CPython before 3.12, hex is linear). Which form an int takes
+ * depends on its value alone, so equal ints always have the same text.
+ */
+const INT_TEXT = /^(?:0|-?[1-9]\d*|-?0x[1-9a-f][0-9a-f]*)$/;
 
 export class ValueFormatError extends Error {}
 
@@ -145,7 +149,7 @@ export function parseFloatRepr(text: string): number {
 export function intValue(v: PyValue): bigint | undefined {
   if (typeof v === "boolean") return v ? 1n : 0n;
   if (typeof v === "number") return BigInt(v);
-  if (v !== null && typeof v === "object" && !Array.isArray(v) && "i" in v) return BigInt(v.i);
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && "i" in v) return v.i.startsWith("-") ? -BigInt(v.i.slice(1)) : BigInt(v.i);
   return undefined;
 }
 
@@ -176,7 +180,7 @@ export function canonicalKey(root: PyValue): { key: string; nan: boolean } {
     if (typeof v === "string") return `s${v.length}:${v}`;
     const items = (xs: PyValue[]) => xs.map((x) => keyOf(x, depth + 1));
     if (Array.isArray(v)) return `[${items(v).join(",")}]`;
-    // Already canonical decimal text (checked by validateValue): no BigInt parse of a million-digit number.
+    // Already canonical text (checked by validateValue): no BigInt parse of a million-digit number.
     if ("i" in v) return v.i;
     if ("f" in v) return numKey(parseFloatRepr(v.f));
     if ("c" in v) {

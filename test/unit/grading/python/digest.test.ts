@@ -76,3 +76,35 @@ test("huge lists of str and of numbers: Python's numeric equality holds (1 == 1.
     { floats: true, tuple: false, offByOne: false },
   );
 });
+
+// Ints past 100,000 bits travel in hex (str(int) is quadratic before CPython 3.12; HumanEval/83 took minutes natively).
+// One such int is a plain value (under 1 MiB); a list of them is a digest; both must still follow ==, in both runtimes.
+for (const python of ["pyodide", "cpython"] as const) {
+  test(`huge ints (${python}): a value and a digest in hex follow ==, and a failure names a readable int`, { skip: python === "cpython" && process.platform !== "linux" ? "Linux only" : false }, async () => {
+    const g = python === "pyodide" ? grader : createPythonGrader({ distDir: await sandboxDist(), poolSize: 2, cacheDir: path.join(cacheDir, "cpython"), minTimeLimitMs: 20_000, python });
+    try {
+      const one: PythonFunctionTask = { id: "digest/bigint", kind: "python-function", prompt: "big", entryPoint: "f", canonicalSolution: "def f(n):\n    return 18 * 10 ** (n - 2)\n", tests: { base: [[40_000], [5]], plus: [[120_000]], atol: 0, oracle: "default" } };
+      const exp = await g.expected(one);
+      assert.match(JSON.stringify(exp.values[0]), /"i":"0x[0-9a-f]+"/, "an int of 132,872 bits is sent in hex");
+      assert.equal(JSON.stringify(exp.values[1]), `{"v":18000}`, "a small int stays a plain number");
+      const same = await g.grade(one, "def f(n):\n    return int('18' + '0' * (n - 2))\n");
+      assert.equal(same.pass, true, same.reason);
+      const floatish = await g.grade(one, "def f(n):\n    return 18 * 10 ** (n - 2) if n > 10 else 18000.0\n");
+      assert.equal(floatish.pass, true, "18000.0 == 18000 still holds");
+      const off = await g.grade(one, "def f(n):\n    return 18 * 10 ** (n - 2) + (n > 10)\n");
+      assert.equal(off.pass, false);
+      assert.match(off.reason, /^base input #0 \[40000\]: expected 0x[0-9a-f]+/);
+      const negative = await g.grade(one, "def f(n):\n    return -18 * 10 ** (n - 2)\n");
+      assert.equal(negative.pass, false);
+      const many = task("digest/bigints", "def f(n):\n    return [7 ** 40_000 + i for i in range(n)]\n", 100);
+      const got: Record<string, boolean> = {};
+      for (const [k, a] of Object.entries({ same: "def f(n):\n    b = 7 ** 40_000\n    return [b + i for i in range(n)]\n", oneOff: "def f(n):\n    r = [7 ** 40_000 + i for i in range(n)]\n    r[57] -= 1\n    return r\n" })) {
+        got[k] = (await g.grade(many, a)).pass;
+      }
+      assert.ok("h" in (await g.expected(many)).values[0]!, "a list of 100 such ints is kept as a digest");
+      assert.deepEqual(got, { same: true, oneOff: false });
+    } finally {
+      if (g !== grader) await g.dispose();
+    }
+  });
+}
