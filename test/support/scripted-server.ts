@@ -79,6 +79,11 @@ export interface ScriptedServer {
   readonly url: string;
   /** Completions answered by the script (including scripted error replies). */
   readonly calls: number;
+  /**
+   * Of those, the ones whose reply the client hung up on before it was complete (its own request timeout ran out
+   * first, as it can for a slow reply on a loaded machine): the client never saw them, so it asks again.
+   */
+  readonly abandoned: number;
   /** The bodies of those requests, in arrival order. */
   readonly requests: ChatCompletionRequestBody[];
   /** Injected faults by kind. */
@@ -133,6 +138,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   /** Kinds already drawn (counted at draw time: concurrent draws must not all take the same uncovered kind). */
   let covered = new Set<FaultKind>();
   let calls = 0;
+  let abandoned = 0;
   let completionSeq = 0;
   let requests: ChatCompletionRequestBody[] = [];
   let faultsInjected: Record<string, number> = {};
@@ -178,8 +184,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     const seq = ++requestSeq;
     // A hang-up the server did not cause (its own resets and cuts set `dropping` first).
     let dropping = false;
+    let scripted = false;
     res.on("close", () => {
-      if (!res.writableFinished && !dropping && !closing) emit({ type: "aborted", seq });
+      if (res.writableFinished || dropping || closing) return;
+      if (scripted) abandoned++;
+      emit({ type: "aborted", seq });
     });
     res.on("finish", () => emit({ type: "responded", seq, status: res.statusCode }));
     const drop = (): void => {
@@ -256,6 +265,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
 
     const callIndex = calls++;
     requests.push(body);
+    scripted = true;
     const reply = await options.script(body, { callIndex });
     if (closing) return;
     if ("error" in reply) {
@@ -333,6 +343,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     get calls() {
       return calls;
     },
+    get abandoned() {
+      return abandoned;
+    },
     get requests() {
       return requests;
     },
@@ -361,6 +374,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       batchApi.reset();
       events = [];
       calls = 0;
+      abandoned = 0;
       requests = [];
       faultsInjected = {};
       seen = new Map();

@@ -108,6 +108,40 @@ describe("scripted server", () => {
       await server.waitFor("aborted", (e) => e.seq === 1);
       assert.ok((await pending) instanceof Error);
       assert.deepEqual(server.events.map((e) => e.type), ["request", "chunk", "stalled", "aborted"]);
+      // A stall is a transport fault: the script never ran, so nothing was abandoned.
+      assert.deepEqual([server.calls, server.abandoned], [0, 0]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("counts a scripted reply the client hung up on before it came as abandoned (a slow reply meeting the client's timeout)", async () => {
+    let release!: () => void;
+    let entered!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const inScript = new Promise<void>((r) => (entered = r));
+    const server = await startScriptedServer({
+      script: async (_req, { callIndex }) => {
+        if (callIndex === 0) {
+          entered();
+          await held;
+        }
+        return { content: "late" };
+      },
+    });
+    try {
+      const ac = new AbortController();
+      const body = { model: "m", messages: [{ role: "user", content: "s" }] };
+      const pending = post(server.url, body, {}, ac.signal).catch((e: unknown) => e);
+      await inScript;
+      ac.abort();
+      await server.waitFor("aborted", (e) => e.seq === 1);
+      release();
+      assert.ok((await pending) instanceof Error);
+      // The client asks again, and this time reads the reply.
+      const again = (await (await post(server.url, body)).json()) as { choices: Array<{ message: { content: string } }> };
+      assert.equal(again.choices[0]!.message.content, "late");
+      assert.deepEqual([server.calls, server.abandoned], [2, 1]);
     } finally {
       await server.close();
     }

@@ -77,7 +77,8 @@ describe("reliability: 20% injected model faults end with the clean run's report
     assert.equal(r.code, 0, r.stderr);
     for (const kind of TRANSPORT_FAULTS) assert.ok((faulty.faultsInjected[kind] ?? 0) > 0, `fault ${kind} was injected (${JSON.stringify(faulty.faultsInjected)})`);
     // Transport faults never reach the script; a tool call with broken arguments costs exactly one more turn.
-    assert.equal(faulty.calls, expectedCalls(scenario) + (faulty.faultsInjected["bad-tool-args"] ?? 0));
+    // A reply that came too late for the client's 1 s timeout (a loaded machine) was never seen, and is asked again.
+    assert.equal(faulty.calls - faulty.abandoned, expectedCalls(scenario) + (faulty.faultsInjected["bad-tool-args"] ?? 0));
     const rep = await report("runs/faults.jsonl");
     assert.equal(rep.code, 0, rep.stderr);
     assert.deepEqual(essence(rep.stdout), essence(cleanJson));
