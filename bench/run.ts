@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import type { PythonRuntime } from "../src/shared/vocabulary/index.js";
 import type { BenchRow } from "./types.js";
 
 const BENCHMARKS = ["calls", "overhead", "sandbox", "sandbox-cpython", "report", "webview", "memory"] as const;
@@ -38,7 +39,7 @@ function machine() {
 }
 
 /** The sandbox on MBPP+ against CPython subprocesses: `sandbox` with the default Pyodide runtime, `sandbox-cpython` with the opt-in native one. */
-async function benchSandboxRows(python: "pyodide" | "cpython"): Promise<BenchRow[]> {
+async function benchSandboxRows(python: PythonRuntime): Promise<BenchRow[]> {
   const group = python === "pyodide" ? "sandbox" : "sandbox-cpython";
   const file = path.join(__dirname, "sandbox.ts");
   if (!existsSync(file)) return [{ group, metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts is not there yet" }];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DesignSchema, RetrievalModeSchema, StopWhenSchema } from "../shared/vocabulary/index.js";
+import { DesignSchema, PythonRuntimeSchema, RetrievalModeSchema, StopWhenSchema } from "../shared/vocabulary/index.js";
 import { InputError } from "./errors.js";
 
 /**
@@ -70,7 +70,7 @@ export const RunSettingsSchema = z
       .describe(
         "Send each agent turn of all pending runs as one batch job through the provider's batch API (OpenAI's /v1/batches: about half the price, answers within the provider's window of up to 24 hours). An interrupted run re-attaches to its batches. Only for endpoints with a batch API, not for editor-provided language models.",
       ),
-    sandboxPython: z.enum(["pyodide", "cpython"]).default("pyodide").describe(
+    sandboxPython: PythonRuntimeSchema.default("pyodide").describe(
       "The Python that checks generated code: pyodide (every platform: a fresh Pyodide process per answer under Node's permission model and the OS confinement) or cpython (Linux with bubblewrap and CPython 3.11+: a fresh native CPython per answer under bubblewrap and a seccomp filter; several times faster for large runs, with fewer layers between an answer and the machine). The report records which one ran.",
     ),
   })

@@ -12,6 +12,7 @@ import type { Skill } from "../core/skills/types.js";
 import type { TaskSet } from "../core/tasks/schema.js";
 import type { ExtensionLogger } from "./logger.js";
 import { progressLine, progressPercent, progressShort } from "../shared/progress.js";
+import type { PythonRuntime } from "../shared/vocabulary/index.js";
 import { COMMANDS } from "./command-ids.js";
 
 /**
@@ -145,7 +146,7 @@ export class EvaluationRunner implements vscode.Disposable {
    * Runs other work as this window's one evaluation (Find What Harms): the same lock, `skillFollowing.evaluating`
    * context, Cancel Evaluation command and grader setup as run(); the body gets the cancel signal and a grader.
    */
-  async exclusive<T>(label: string, responseCache: boolean, python: "pyodide" | "cpython", body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
+  async exclusive<T>(label: string, responseCache: boolean, python: PythonRuntime, body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
     ensureDataDir(this.layout);
     const controller = new AbortController();

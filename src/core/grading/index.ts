@@ -1,4 +1,4 @@
-import type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
+import type { Isolation, PythonRuntime, SandboxInfo } from "../../shared/vocabulary/index.js";
 import type { Logger } from "../logger.js";
 import type { PythonFunctionTask, Task } from "../tasks/schema.js";
 import { createMathGrader } from "./math.js";
@@ -20,13 +20,13 @@ export interface CreateGraderOptions {
   verdictCacheDir?: string;
   poolSize?: number;
   /** The Python runtime of the sandbox (RunSettings.sandboxPython; default pyodide). */
-  python?: "pyodide" | "cpython";
+  python?: PythonRuntime;
 }
 
 export type { Isolation, SandboxInfo } from "../../shared/vocabulary/index.js";
 
 /** The sandbox runtime a run used, read off its header: work that re-checks its answers (ablation) uses the same one. */
-export function pythonRuntimeOf(sandbox: SandboxInfo): "pyodide" | "cpython" {
+export function pythonRuntimeOf(sandbox: SandboxInfo): PythonRuntime {
   return sandbox.isolation === "native-confined" ? "cpython" : "pyodide";
 }
 

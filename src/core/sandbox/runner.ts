@@ -2,6 +2,7 @@ import { CancelledError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { locateSandboxFiles, probeConfinement, probeIsolation, runtimeFingerprint, type Confinement, type Isolation, type SandboxFiles } from "./isolation.js";
 import { SandboxProcess, type Driver, type ProcessSpec } from "./process.js";
+import type { PythonRuntime } from "../../shared/vocabulary/index.js";
 import type { AnswerJob, ExpectedJob, ProcessMessage, Role } from "./protocol.js";
 import { probeNativePython, type NativePython } from "./native.js";
 import { SnapshotStore } from "./snapshot.js";
@@ -47,7 +48,7 @@ export interface SandboxOptions {
   python?: PythonRuntime;
 }
 
-export type PythonRuntime = "pyodide" | "cpython";
+export type { PythonRuntime } from "../../shared/vocabulary/index.js";
 
 interface Waiter<T> {
   start: (p: SandboxProcess) => Promise<T>;

@@ -8,6 +8,10 @@ import { z } from "zod";
 export const IsolationSchema = z.enum(["process-permission", "native-confined", "worker-fallback", "none"]);
 export type Isolation = z.infer<typeof IsolationSchema>;
 
+/** The Python that checks generated code: Pyodide (default, every platform) or native CPython (opt-in, Linux with bubblewrap). */
+export const PythonRuntimeSchema = z.enum(["pyodide", "cpython"]);
+export type PythonRuntime = z.infer<typeof PythonRuntimeSchema>;
+
 /** What a run header (and a report) records about the sandbox. */
 export const SandboxInfoSchema = z.object({ isolation: IsolationSchema, detail: z.string().optional() });
 export type SandboxInfo = z.infer<typeof SandboxInfoSchema>;

@@ -7,6 +7,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { createPythonGrader, type PythonGrader } from "../../../../src/core/grading/python-grader.js";
 import type { PythonFunctionTask } from "../../../../src/core/tasks/schema.js";
+import type { PythonRuntime } from "../../../../src/shared/vocabulary/index.js";
 import { dataDir, loadEvalPlus, readGzipLines, repoRoot, sandboxDist } from "./support.js";
 
 export interface Sample {
@@ -43,7 +44,7 @@ export interface Agreement {
 }
 
 /** `python`: the sandbox runtime of the grader made here when none is given (default pyodide). */
-export async function checkAgreement(samples: Sample[], grader?: PythonGrader, onProgress?: (done: number) => void, python: "pyodide" | "cpython" = "pyodide"): Promise<Agreement> {
+export async function checkAgreement(samples: Sample[], grader?: PythonGrader, onProgress?: (done: number) => void, python: PythonRuntime = "pyodide"): Promise<Agreement> {
   const tasks = new Map<string, PythonFunctionTask>(loadEvalPlus("humanevalplus/HumanEvalPlus-v0.1.10.jsonl.gz").map((t) => [t.id, t]));
   const own = grader ?? createPythonGrader({ distDir: await sandboxDist(), cacheDir: path.join(repoRoot, "node_modules/.cache/sf-expected"), python });
   const t0 = performance.now();
