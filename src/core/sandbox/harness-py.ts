@@ -288,8 +288,12 @@ _sf_call = operator.call
 def _sf_send(ctl, msg):
     ctl.send(json.dumps(msg, separators=(",", ":")))
 
+def _sf_job(job_json):
+    """The job as the host sent it: JSON text from the Pyodide worker, already a dict from the native driver."""
+    return json.loads(job_json) if type(job_json) is str else job_json
+
 def _sf_answer(job_json, ctl, output_cap):
-    job = json.loads(job_json)
+    job = _sf_job(job_json)
     out_stream = _SfBoundedOut(output_cap)
     sys.stdout = out_stream
     sys.stderr = out_stream
@@ -374,7 +378,7 @@ def _sf_check(job, ctl, out_stream):
     _sf_send(ctl, {"type": "done", "count": len(inputs)})
 
 def _sf_expected(job_json, ctl):
-    job = json.loads(job_json)
+    job = _sf_job(job_json)
     ctl.arm(job["capMs"])
     g = {"__name__": "__main__"}
     exec(compile(job["program"], "<canonical>", "exec"), g)

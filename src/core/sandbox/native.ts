@@ -140,16 +140,16 @@ def _sf_lines():
             yield line
 
 for _sf_n, _sf_line in enumerate(_sf_lines()):
-    _sf_job = json.loads(_sf_line)["job"]
+    _sf_next = json.loads(_sf_line)["job"]
     if _sf_role == "answer":
         if _sf_n > 0:
             _sf_proto_send(json.dumps({"type": "fatal", "message": "an answer process runs one job only"}))
             break
-        _sf_answer(json.dumps(_sf_job), _sf_ctl, _sf_cap)
+        _sf_answer(_sf_next, _sf_ctl, _sf_cap)
         # Then wait for the host's kill (or end of input), as a Pyodide answer process does: the host reads its CPU time.
         continue
     try:
-        _sf_expected(json.dumps(_sf_job), _sf_ctl)
+        _sf_expected(_sf_next, _sf_ctl)
     except BaseException as e:
         kind = "memory" if isinstance(e, MemoryError) else "error"
         _sf_proto_send(json.dumps({"type": "raise", "kind": kind, "error": ("%s: %s" % (type(e).__name__, e))[:300]}))
