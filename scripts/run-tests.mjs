@@ -12,7 +12,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describeMissing, missingPrerequisites } from "./test-prerequisites.mjs";
+import { describeMissing, fileRequirements, missingFileRequirements, missingPrerequisites } from "./test-prerequisites.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const testRoot = process.env.SF_TEST_ROOT ? path.resolve(process.env.SF_TEST_ROOT) : path.join(root, "test");
@@ -57,11 +57,24 @@ if (process.env.SF_TEST_BUILD !== "0") {
   if (b.status !== 0) process.exit(b.status ?? 1);
 }
 
-const files = tiers.flatMap((t) => find(path.join(testRoot, t)));
-if (files.length === 0) {
+const found = tiers.flatMap((t) => find(path.join(testRoot, t)));
+if (found.length === 0) {
   console.error(`no test files found for tiers: ${tiers.join(", ")}`);
   process.exit(1);
 }
+
+// A file that declares a requirement (`// test-requires: shared-data`) the machine lacks does not run: under CI=true
+// the run fails at once and names the file and the requirement; elsewhere the file is skipped and named.
+// The tree is the one whose test/ folder runs (SF_TEST_ROOT's parent for the runner's own test; else the repository).
+const lacking = missingFileRequirements({ ...machine(), root: path.dirname(testRoot) });
+const unmet = found.map((f) => ({ f, needs: fileRequirements(readFileSync(f, "utf8")).filter((n) => lacking[n]) })).filter((u) => u.needs.length > 0);
+if (unmet.length > 0 && ci) {
+  for (const { f, needs } of unmet) for (const n of needs) console.error(`missing prerequisite: ${path.relative(root, f)} needs ${lacking[n].what} (${lacking[n].hint})`);
+  console.error("CI=true: a test file that cannot run fails the run instead of skipping.");
+  process.exit(1);
+}
+for (const n of new Set(unmet.flatMap((u) => u.needs))) console.log(`note: ${lacking[n].what}; ${unmet.filter((u) => u.needs.includes(n)).length} test files that need it skip (under CI=true this fails the run)`);
+const files = found.filter((f) => !unmet.some((u) => u.f === f));
 
 // The full canonical-solution sweeps keep both cores busy for minutes. Run beside other files, they starve the
 // sandbox of tests whose verdicts rest on time limits, so they get a phase of their own, after the rest.
@@ -73,6 +86,11 @@ const reporter = path.join(root, "scripts", "test-counts.mjs");
 const countsDir = mkdtempSync(path.join(os.tmpdir(), "sf-test-counts-"));
 let status = 0;
 const totals = { passed: 0, failed: 0, cancelled: 0, skipped: 0, todo: 0, skippedSuites: [], failures: [], fileMs: {} };
+// A file left out for a missing requirement counts as one skipped suite, named with the reason.
+for (const { f, needs } of unmet) {
+  totals.skipped++;
+  totals.skippedSuites.push({ file: f, name: "(whole file)", reason: needs.map((n) => lacking[n].what).join("; ") });
+}
 for (const [i, phase] of phases.entries()) {
   const countsFile = path.join(countsDir, `phase-${i}.json`);
   const code = await new Promise((resolve) => {

@@ -28,6 +28,26 @@ export function missingPrerequisites(tiers, { root, env, platform, exists }) {
   return out;
 }
 
+/**
+ * What one test file needs beyond its tier, declared in its own text by a line `// test-requires: <name>`. Known
+ * names: "shared-data" (../shared/data beside the repository: the public task sets, model solutions and golden
+ * values, which are never copied into the repository).
+ */
+export function fileRequirements(text) {
+  return [...text.matchAll(/^\/\/ test-requires: ([\w-]+)\s*$/gm)].map((m) => m[1]);
+}
+
+/** Where the tests read ../shared/data from (beside the repository, as every test file spells it). */
+export function sharedDataDir(root) {
+  return path.resolve(root, "..", "shared", "data");
+}
+
+/** The file-level requirements that a machine lacks, each { what, hint }, by name. */
+export function missingFileRequirements({ root, exists }) {
+  const dir = sharedDataDir(root);
+  return exists(path.join(dir, "stats-golden.json")) ? {} : { "shared-data": { what: `${dir} not found (the public task sets, model solutions and golden values)`, hint: "put the project's shared/ folder beside the repository" } };
+}
+
 /** The message for one missing prerequisite. */
 export function describeMissing(m) {
   return `${m.tier} tier: ${m.what} (${m.hint})`;

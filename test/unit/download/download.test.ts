@@ -1,3 +1,4 @@
+// test-requires: shared-data
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -1,3 +1,4 @@
+// test-requires: shared-data
 /**
  * Reliability: a run with 20% injected model faults (429 with Retry-After, 500, 503, connection reset, stalled
  * response past the timeout, truncated body, malformed JSON, tool call with invalid JSON arguments) ends with

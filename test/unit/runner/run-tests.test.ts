@@ -132,6 +132,42 @@ describe("npm test's runner", () => {
     assert.match(r.stdout, /skipped \(1 suites or top-level tests\):\n {2}.*integration\/x\.test\.mjs: extension in code-server — chromium not found/);
   });
 
+  describe("a file that declares `// test-requires: shared-data`", () => {
+    // The tests read ../shared/data beside the repository: here the fixture "repository" is <base>/repo.
+    const declared = () => {
+      const base = path.join(tmp, `shared-${Math.random().toString(36).slice(2)}`);
+      const root = path.join(base, "repo", "test");
+      put(path.relative(tmp, path.join(root, "unit/golden.test.mjs")), '// test-requires: shared-data\nimport { it } from "node:test";\nit("reads the golden values", () => {});\n');
+      put(path.relative(tmp, path.join(root, "unit/plain.test.mjs")), 'import { it } from "node:test";\nit("needs nothing", () => {});\n');
+      return { base, root };
+    };
+
+    it("CI=true without ../shared/data: fails at once, naming the file and what it needs, running nothing", () => {
+      const { base, root } = declared();
+      const r = run(root, ["unit"], { CI: "true" });
+      assert.equal(r.status, 1);
+      assert.ok(r.stderr.includes(`missing prerequisite: ${path.relative(repo, path.join(root, "unit", "golden.test.mjs"))} needs ${path.join(base, "shared", "data")} not found`), r.stderr);
+      assert.doesNotMatch(r.stdout, /^tests:/m);
+    });
+
+    it("without CI: the file skips, counted and named with the reason; the rest runs", () => {
+      const { root } = declared();
+      const r = run(root, ["unit"], {});
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /note: .*shared\/data not found .*; 1 test files that need it skip/);
+      assert.match(r.stdout, /^tests: 1 passed, 0 failed, 1 skipped$/m);
+      assert.match(r.stdout, /unit\/golden\.test\.mjs: \(whole file\) — .*shared\/data not found/);
+    });
+
+    it("with ../shared/data in place the file runs", () => {
+      const { base, root } = declared();
+      put(path.relative(tmp, path.join(base, "shared", "data", "stats-golden.json")), "{}");
+      const r = run(root, ["unit"], { CI: "true" });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^tests: 2 passed, 0 failed, 0 skipped$/m);
+    });
+  });
+
   it("a failing test fails the run, counted and named; the counts do not come from the spec text", () => {
     const { root, file } = tree();
     // A test whose name and output look like a spec summary cannot change the counts.

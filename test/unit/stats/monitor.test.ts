@@ -1,3 +1,4 @@
+// test-requires: shared-data
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { golden } from "./golden.js";

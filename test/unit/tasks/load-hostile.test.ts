@@ -1,3 +1,4 @@
+// test-requires: shared-data
 import assert from "node:assert/strict";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,3 +1,4 @@
+// test-requires: shared-data
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, test } from "node:test";

@@ -1,3 +1,4 @@
+// test-requires: shared-data
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { checkAgreement, loadSamples } from "./evalplus-agreement.js";
