@@ -6,6 +6,7 @@ import { TOOL_VERSION } from "../core/version.js";
 import { ABLATE_USAGE, ablateCommand } from "./ablate-command.js";
 import { renderHint } from "./hints.js";
 import { stderrLogger } from "./logger.js";
+import { DIFF_USAGE, diffCommand } from "./diff-command.js";
 import { MERGE_USAGE, mergeCommand } from "./merge-command.js";
 import { REPORT_USAGE, reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
@@ -35,12 +36,14 @@ ${ABLATE_USAGE}
 
 ${MERGE_USAGE}
 
+${DIFF_USAGE}
+
 ${TASKS_USAGE}
 
 Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 3 the --fail-on condition holds;
 4 the model endpoint or the download location could not be reached; 130 interrupted.`;
 
-const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, tasks: TASKS_USAGE };
+const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, diff: DIFF_USAGE, tasks: TASKS_USAGE };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -69,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
         return await ablateCommand(rest, logger, controller.signal);
       case "merge":
         return await mergeCommand(rest, logger);
+      case "diff":
+        return await diffCommand(rest, logger);
       case "tasks":
         return await tasksCommand(rest, logger, controller.signal);
       case "--version":

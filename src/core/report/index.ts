@@ -13,3 +13,5 @@ export { renderCsv } from "./render-csv.js";
 export { renderHtml } from "./render-html.js";
 export { escapeHtml, escapeMarkdown, escapeXml } from "./format.js";
 export { skillCreatorExport, type ExportFile } from "./skill-creator.js";
+export { diffSkill, diffRegressed, SkillDiffSchema, type SkillDiff, type DiffInput } from "./diff.js";
+export { renderDiffJson, renderDiffMarkdown, renderDiffText } from "./render-diff.js";

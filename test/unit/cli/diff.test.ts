@@ -1,0 +1,139 @@
+/**
+ * `skill-following diff` (issue 28): what an edit to one skill changed, paired by task on the tasks where both
+ * versions loaded it. A scripted model answers each task by the version of the skill text it was shown, so every
+ * improved, regressed and trigger-changed task is known in advance; the model calls an edit costs are counted.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { mcnemarExactP, mcnemarMidP, tangoInterval } from "../../../src/core/stats/index.js";
+import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
+import { boxedAnswer, pairedScript } from "../../support/scripts.js";
+import { runCli } from "./harness.js";
+
+const T = 20;
+/** Tasks that load the skill (the description says "sums"); with the widened description also 14, 15, 16. */
+const LOADS = new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+const WIDENED = new Set([14, 15, 16]);
+/** Outcome of a loaded task by version: OLD and NEW differ on 0–4 (fixed) and 5 (broken). */
+const passes = (version: string, i: number): boolean => {
+  if (version === "BAD") return false;
+  if (i <= 4) return version === "NEW";
+  if (i === 5) return version === "OLD";
+  if (i === 6 || i === 7) return false;
+  return true;
+};
+
+const skill = (description: string, version: string) => `---\nname: sums\ndescription: ${description}\n---\n# Sums\n\nVERSION-${version}: add carefully.\n`;
+const DESC = "Add numbers. Use for sums.";
+
+let server: ScriptedServer;
+let ws: string;
+
+before(async () => {
+  server = await startScriptedServer({
+    script: pairedScript((ctx) => {
+      const m = /Task (\d+): what is (\d+) \+ 1\?/.exec(ctx.userText);
+      if (!m) return { error: { status: 400, message: "no plan" } };
+      const i = Number(m[1]);
+      const right = boxedAnswer(String(Number(m[2]) + 1));
+      const wrong = boxedAnswer(String(Number(m[2]) + 2));
+      if (!ctx.hasTools) return { content: right };
+      const system = ctx.messages.find((x) => x.role === "system")?.content ?? "";
+      const loads = LOADS.has(i) || (WIDENED.has(i) && system.includes("products"));
+      if (!loads) return { content: right };
+      if (ctx.turn === 0) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: "sums" }) }] };
+      const shown = ctx.messages.filter((x) => x.role === "tool").map((x) => x.content ?? "").join("\n");
+      const version = /VERSION-(\w+)/.exec(shown)?.[1] ?? "none";
+      return { content: passes(version, i) ? right : wrong };
+    }),
+  });
+  ws = mkdtempSync(path.join(os.tmpdir(), "sf-diff-"));
+  mkdirSync(path.join(ws, "skills", "sums"), { recursive: true });
+  const lines = Array.from({ length: T }, (_, i) => JSON.stringify({ id: `t${i}`, kind: "math-answer", prompt: `Task ${i}: what is ${10 + i} + 1?`, answer: String(11 + i) }));
+  writeFileSync(path.join(ws, "tasks.jsonl"), `${lines.join("\n")}\n`);
+});
+after(async () => {
+  await server?.close();
+  rmSync(ws, { recursive: true, force: true });
+});
+
+async function runWith(text: string, out: string): Promise<number> {
+  writeFileSync(path.join(ws, "skills", "sums", "SKILL.md"), text);
+  server.reset();
+  const r = await runCli(["run", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--out", out, "--quiet"], { cwd: ws, baseUrl: server.url });
+  assert.equal(r.code, 0, r.stderr);
+  return server.calls;
+}
+
+const diff = (args: string[]) => runCli(["diff", "--skill", "sums", ...args], { cwd: ws, baseUrl: server.url });
+
+describe("CLI: diff of two versions of a skill", () => {
+  it("an edit that fixes 5 tasks and breaks 1: the lists, the effect, the interval and p as computed by hand; the edit costs exactly the continuations after the load", async () => {
+    assert.equal(await runWith(skill(DESC, "OLD"), "before.jsonl"), T * 2 + LOADS.size);
+    // Only the body changed: every request before the load is the old run's, so the new calls are the 14 continuations.
+    assert.equal(await runWith(skill(DESC, "NEW"), "after.jsonl"), LOADS.size);
+    // An unchanged "after" costs nothing.
+    assert.equal(await runWith(skill(DESC, "NEW"), "after-again.jsonl"), 0);
+
+    const r = await diff(["before.jsonl", "after.jsonl", "--format", "json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const d = JSON.parse(r.stdout).diff;
+    assert.deepEqual(d.improvedTasks, ["t0", "t1", "t2", "t3", "t4"]);
+    assert.deepEqual(d.regressedTasks, ["t5"]);
+    assert.deepEqual(d.triggerChanged, { gained: [], lost: [] });
+    // 14 pairs: 5 improved, 1 regressed, 6 both pass (8–13), 2 both fail (6, 7).
+    assert.deepEqual([d.table.n, d.table.improved, d.table.regressed, d.table.bothPass, d.table.bothFail], [14, 5, 1, 6, 2]);
+    assert.equal(d.table.effect, 4 / 14);
+    // McNemar on b = 5, c = 1 (6 discordant): exact two-sided 2·(C(6,0) + C(6,1))/2^6 = 14/64; mid-p 2·(1 + 6/2)/64 = 8/64.
+    assert.equal(d.table.pExact, 14 / 64);
+    assert.equal(d.table.pMid, 8 / 64);
+    assert.equal(mcnemarExactP(5, 1), 14 / 64);
+    assert.equal(mcnemarMidP(5, 1), 8 / 64);
+    assert.deepEqual(d.table.ci, tangoInterval(5, 1, 14, 0.05));
+    assert.ok(d.table.ci[0] < 0 && d.table.ci[1] > 4 / 14, "the 95% interval holds the estimate and 0 (p > 0.05)");
+    assert.equal(d.verdict, "inconclusive");
+    assert.notEqual(d.before.hash, d.after.hash);
+    assert.equal(d.before.source, "before.jsonl");
+
+    const text = await diff(["before.jsonl", "after.jsonl"]);
+    assert.match(text.stdout, /5 improved · 1 regressed of 14 pairs · effect \+0\.29 \[.*\] · p 0\.125/);
+    assert.match(text.stdout, /improved: t0, t1, t2, t3, t4\n {2}regressed: t5/);
+  });
+
+  it("--fail-on regressed exits 3 on a significant regression and 0 when the regression is not significant", async () => {
+    await runWith(skill(DESC, "BAD"), "bad.jsonl");
+    const bad = await diff(["after.jsonl", "bad.jsonl", "--format", "json", "--fail-on", "regressed"]);
+    assert.equal(bad.code, 3, bad.stderr);
+    const d = JSON.parse(bad.stdout).diff;
+    // NEW passes 0–4 and 8–13 (11 tasks); BAD passes none: 11 regressed, 0 improved.
+    assert.deepEqual([d.table.improved, d.table.regressed, d.verdict], [0, 11, "regressed"]);
+    assert.match(bad.stderr, /--fail-on regressed/);
+    // Reversed, the first edit regresses 5 and improves 1: worse, but p = 0.125, so the gate stays open.
+    const mild = await diff(["after.jsonl", "before.jsonl", "--fail-on", "regressed"]);
+    assert.equal(mild.code, 0, mild.stderr);
+    assert.match(mild.stdout, /1 improved · 5 regressed/);
+  });
+
+  it("a description edit that makes the skill load on 3 more tasks lists them as trigger changes, never as improved or regressed", async () => {
+    await runWith(skill(`${DESC} Also for products.`, "NEW"), "wider.jsonl");
+    const r = await diff(["after.jsonl", "wider.jsonl", "--format", "json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const d = JSON.parse(r.stdout).diff;
+    assert.deepEqual(d.triggerChanged, { gained: ["t14", "t15", "t16"], lost: [] });
+    assert.deepEqual([d.table.n, d.table.improved, d.table.regressed, d.verdict], [14, 0, 0, "no-change"]);
+    const back = JSON.parse((await diff(["wider.jsonl", "after.jsonl", "--format", "json"])).stdout).diff;
+    assert.deepEqual(back.triggerChanged, { gained: [], lost: ["t14", "t15", "t16"] });
+  });
+
+  it("refuses runs that cannot be paired, naming the field and both values, and a skill neither run has", async () => {
+    const other = await runCli(["diff", "--skill", "nope", "before.jsonl", "after.jsonl"], { cwd: ws, baseUrl: server.url });
+    assert.equal(other.code, 2);
+    assert.match(other.stderr, /before\.jsonl: the before run has no skill named 'nope' \(its skills: sums\)/);
+    const one = await diff(["before.jsonl"]);
+    assert.equal(one.code, 2);
+    assert.match(one.stderr, /give two run files/);
+  });
+});
