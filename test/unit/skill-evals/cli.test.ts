@@ -137,7 +137,7 @@ describe("CLI: the README's skill-evals command on the shipped examples", { skip
         if (task.shouldTrigger && ctx.turn === 0) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: task.owner }) }] };
         return { content: ref.good };
       },
-      (ask) => ({ passed: good.has(ask.response), evidence: "scripted" }),
+      (ask) => (good.has(ask.response) ? { passed: true, evidence: ask.response.split("\n")[0]! } : { passed: false, evidence: "not a reference answer" }),
     );
     const server = await startScriptedServer({ script });
     const cwd = mkdtempSync(path.join(os.tmpdir(), "sf-evals-readme-"));
