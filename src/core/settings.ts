@@ -44,7 +44,7 @@ export const RunSettingsSchema = z
       .trim()
       .min(1)
       .optional()
-      .describe("Skill evals: the model that grades free-text expectations (blind, at temperature 0). Default: the evaluated model."),
+      .describe("Skill evals: the model that grades free-text expectations (blind, at temperature 0). Default: the evaluated model, which then grades its own outputs (the run warns)."),
     judgeBaseUrl: z
       .string()
       .trim()
@@ -58,7 +58,7 @@ export const RunSettingsSchema = z
       .max(10)
       .default(1)
       .describe(
-        "Skill evals: how many times the judge grades each output. Above 1 the report gives the judge's self-agreement, Cohen's kappa, the pairs whose outcome flips between gradings, and RAE without them.",
+        "Skill evals: how many times the judge grades each output. Above 1 the report gives the judge's self-agreement, Cohen's kappa, the pairs whose outcome flips between gradings, and RAE without them. An expectation passes when more than half of its gradings pass, so a tie fails it: choose an odd number.",
       ),
     responseCache: z
       .boolean()

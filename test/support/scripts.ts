@@ -119,11 +119,16 @@ export function isJudgeRequest(req: ChatCompletionRequestBody): boolean {
   return rf?.type === "json_schema" && rf.json_schema?.name === "grading";
 }
 
+/**
+ * Reads a judge request as a careful judge does: the response is between the opening line `<<<RESPONSE <boundary>`
+ * and the last line `RESPONSE <boundary>>>>` (the boundary is absent in requests written before it existed).
+ */
 export function readJudgeAsk(req: ChatCompletionRequestBody, seenBefore: number): JudgeAsk {
   const userText = req.messages.find((m) => m.role === "user")?.content ?? "";
-  const begin = userText.indexOf("<<<RESPONSE\n");
-  const end = userText.lastIndexOf("\nRESPONSE>>>");
-  const response = begin >= 0 && end > begin ? userText.slice(begin + "<<<RESPONSE\n".length, end) : "";
+  const open = /^<<<(RESPONSE(?: [0-9a-f]+)?)$/m.exec(userText);
+  const start = open ? open.index + open[0].length + 1 : -1;
+  const end = open ? userText.lastIndexOf(`\n${open[1]}>>>`) : -1;
+  const response = open && end >= start - 1 ? userText.slice(start, Math.max(start, end)) : "";
   const list = userText.slice(userText.lastIndexOf("## Expectations\n") + "## Expectations\n".length);
   const expectations = list.split("\n").flatMap((l) => {
     const m = /^\d+\. (.*)$/.exec(l);
@@ -149,9 +154,12 @@ export function withJudge(agent: ScriptFn, judge: (ask: JudgeAsk, expectation: s
   };
 }
 
-/** The usual scripted judge: an expectation passes when the response holds the `[tag]` written in the expectation. */
+/**
+ * The usual scripted judge: an expectation passes when the response holds the `[tag]` written in the expectation; the
+ * evidence of a pass quotes the response (the tag itself), as the judge's prompt asks.
+ */
 export function tagJudge(ask: JudgeAsk, expectation: string): { passed: boolean; evidence: string } {
   const tag = /\[[a-z-]+\]/.exec(expectation)?.[0];
   const passed = tag !== undefined && ask.response.includes(tag);
-  return { passed, evidence: passed ? `the response has ${tag}` : `no ${tag ?? "tag"} in the response` };
+  return { passed, evidence: passed ? tag : `no ${tag ?? "tag"} in the response` };
 }

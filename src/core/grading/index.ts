@@ -8,7 +8,7 @@ import type { GradeOptions, Grader, Verdict } from "./types.js";
 
 export type { Grader, Verdict, GradeOptions } from "./types.js";
 export { checkText, runCheck, type Check } from "./checks.js";
-export { GRADING_FORMAT, JUDGE_SYSTEM, judgeRequest, parseGrading, type JudgeConfig } from "./judge.js";
+export { EVIDENCE_NOT_FOUND, GRADING_FORMAT, JUDGE_VERSION, judgeRequest, judgeSystem, parseGrading, quotesResponse, type JudgeConfig } from "./judge.js";
 
 export interface CreateGraderOptions {
   logger?: Logger;

@@ -13,10 +13,15 @@ function judgeLines(e: Evaluation, safe: (s: string) => string = (s) => s): stri
   const j = e.judge;
   if (!j) return [];
   const head = `judge: ${safe(j.model)}, ${j.repeats} grading${j.repeats === 1 ? "" : "s"} per output`;
-  if (j.repeats < 2) return [`${head} (grade more than once to measure its self-agreement)`];
+  const notes = [
+    ...(j.sameModel ? ["  note: the judge is the evaluated model, so it graded its own outputs (models tend to favour their own); an independent judge model rules that out"] : []),
+    ...(j.repeats % 2 === 0 ? [`  note: ${j.repeats} gradings, an even number: an expectation passes on more than half of them, so a tie failed it`] : []),
+  ];
+  if (j.repeats < 2) return [`${head} (grade more than once to measure its self-agreement)`, ...notes];
   return [
     `${head}; self-agreement ${pct(j.agreement)}, Cohen's kappa ${fmt(j.kappa)} (Fleiss ${fmt(j.fleissKappa)}) over ${j.items} graded expectations`,
     `  unstable pairs (outcome flips between gradings): ${j.unstablePairs.length ? j.unstablePairs.map(safe).join(", ") : "none"}; RAE ${signed(j.rae.all)} (n ${j.rae.nAll}), without them ${signed(j.rae.withoutUnstable)} (n ${j.rae.nWithoutUnstable})`,
+    ...notes,
   ];
 }
 

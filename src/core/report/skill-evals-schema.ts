@@ -42,6 +42,8 @@ export const JudgeBlockSchema = z.object({
   perExpectation: z.array(z.object({ taskId: z.string(), text: z.string(), agreement: z.number().min(0).max(1), runs: z.number().int().positive() })),
   /** RAE over the retrieved pairs, with and without the unstable pairs. */
   rae: z.object({ all: z.number().nullable(), withoutUnstable: z.number().nullable(), nAll: z.number().int(), nWithoutUnstable: z.number().int() }),
+  /** The judge is the evaluated model (the same model name): it graded its own outputs. */
+  sameModel: z.boolean(),
 });
 export type JudgeBlock = z.infer<typeof JudgeBlockSchema>;
 

@@ -94,8 +94,9 @@ function passUnderRepeat(expectations: readonly ExpectationResult[], r: number):
 
 /** The judge's reliability over the merged records; null when no header names a judge. */
 export function judgeBlock(headers: readonly RunHeader[], pairs: Pairs, info: ReadonlyMap<string, EvalTaskInfo>): JudgeBlock | null {
-  const judge = [...headers].reverse().find((h) => h.judge)?.judge;
-  if (!judge) return null;
+  const judged = [...headers].reverse().find((h) => h.judge);
+  const judge = judged?.judge;
+  if (!judged || !judge) return null;
   const rows: boolean[][] = [];
   const byExpectation = new Map<string, { taskId: string; text: string; values: number[] }>();
   for (const r of pairs.records) {
@@ -127,6 +128,7 @@ export function judgeBlock(headers: readonly RunHeader[], pairs: Pairs, info: Re
       .map((x) => ({ taskId: x.taskId, text: x.text, agreement: x.values.reduce((s, v) => s + v, 0) / x.values.length, runs: x.values.length }))
       .sort((a, b) => a.agreement - b.agreement || a.taskId.localeCompare(b.taskId)),
     rae: { all: raeOf(retrieved), withoutUnstable: raeOf(kept), nAll: retrieved.length, nWithoutUnstable: kept.length },
+    sameModel: judge.model === judged.model.name,
   };
 }
 

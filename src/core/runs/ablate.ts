@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
 import { CancelledError, EndpointUnreachableError, InputError, JudgeError, ModelRequestError } from "../errors.js";
-import type { JudgeConfig } from "../grading/judge.js";
+import { JUDGE_VERSION, type JudgeConfig } from "../grading/judge.js";
 import type { Grader, Verdict } from "../grading/types.js";
 import { silentLogger, type Logger } from "../logger.js";
 import type { ModelClient, SamplingParams } from "../models/types.js";
@@ -178,6 +178,9 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
   const records: AblationRecord[] = [...plan.existing];
   const done = new Set(records.map((r) => r.key));
   const tasks = new Map<string, Task>(o.taskSet.tasks.map((t) => [t.id, t]));
+  if (h.judge && h.judge.version !== JUDGE_VERSION) {
+    logger.warn(`the run was graded by an earlier judge (version ${h.judge.version ?? "1"}, now ${JUDGE_VERSION}): ablated outputs are graded by the current one, so differences may come from the judge; run the evaluation again for a like-for-like comparison`);
+  }
   const missing = header.taskIds.filter((id) => !tasks.has(id));
   if (missing.length > 0) throw new InputError(`${o.taskSet.file}: tasks of the run are missing (${missing.slice(0, 3).join(", ")})`, { file: o.taskSet.file });
   const params: SamplingParams = {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { InputError } from "../errors.js";
-import type { EngineGrader, JudgeConfig } from "../grading/index.js";
+import { JUDGE_VERSION, type EngineGrader, type JudgeConfig } from "../grading/index.js";
 import type { Logger } from "../logger.js";
 import type { ModelClient } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
@@ -69,6 +69,7 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
   }
   const sandbox = inputs.grader.prepare(tasks);
   const judge = judgeFor(tasks, settings, inputs);
+  if (judge) for (const w of judgeWarnings(judge, inputs.model)) logger.warn(w);
   const header = buildRunHeader(
     settings,
     {
@@ -78,7 +79,7 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
       ...(inputs.client.weights ? { weights: inputs.client.weights } : {}),
       model: inputs.model,
       ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
-      ...(judge ? { judge: { id: judge.client.id, model: judge.model, repeats: judge.repeats } } : {}),
+      ...(judge ? { judge: { id: judge.client.id, model: judge.model, repeats: judge.repeats, version: JUDGE_VERSION } } : {}),
       ...(shard ? { shard } : {}),
       ...(inputs.batch ? { batch: true } : {}),
     },
@@ -98,6 +99,18 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
     throw new InputError(`${runFile} already exists`, { file: runFile, hint: "Resume it, or choose another run file.", hintIds: ["resume", "runFile"] });
   }
   return { header, tasks, existing, writer: RunWriter.create(runFile, header), ...(judge ? { judge } : {}) };
+}
+
+/** What a reader of the gradings should know about the judge: it grades its own outputs; votes can tie. */
+export function judgeWarnings(judge: { model: string; repeats: number }, evaluatedModel: string): string[] {
+  const out: string[] = [];
+  if (judge.model === evaluatedModel) {
+    out.push(`the judge is the evaluated model (${judge.model}): it grades its own outputs, which models tend to favour; name another judge model for an independent grading`);
+  }
+  if (judge.repeats % 2 === 0) {
+    out.push(`the judge grades each output ${judge.repeats} times, an even number: an expectation passes on more than half of the gradings, so a tie fails it; an odd number cannot tie`);
+  }
+  return out;
 }
 
 /** The judge, when some task has free-text expectations: the given endpoint, else the evaluated model's (temperature 0). */

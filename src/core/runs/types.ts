@@ -27,6 +27,8 @@ export const JudgeInfoSchema = z.object({
   id: z.string(),
   model: z.string(),
   repeats: z.number().int().positive(),
+  /** The judge's prompt and grading rules (JUDGE_VERSION); absent in files written before it was recorded. */
+  version: z.string().optional(),
 });
 export type JudgeInfo = z.infer<typeof JudgeInfoSchema>;
 

@@ -45,7 +45,8 @@ export const skillEvalsScript = withJudge(
   },
   (ask) => {
     const passed = GOOD.has(ask.response);
-    return { passed, evidence: passed ? `the answer opens with ${JSON.stringify(ask.response.split("\n")[0])}` : `not met: the answer is ${JSON.stringify(ask.response.slice(0, 40))}` };
+    // A pass quotes the response (the judge's rule): its first line.
+    return { passed, evidence: passed ? ask.response.split("\n")[0]! : `not met: the answer is ${JSON.stringify(ask.response.slice(0, 40))}` };
   },
 );
 

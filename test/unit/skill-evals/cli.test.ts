@@ -52,6 +52,10 @@ describe("CLI: skill evals with --judge-repeats 3 and the skill-creator export",
     // Agent turns 17 + 8; the judge: 10 outputs × 3.
     assert.equal(server.calls, 17 + 8 + 30);
     assert.match(run.stdout, /judge: m, 3 gradings per output; self-agreement 80\.0%/);
+    // By default the evaluated model judges: said in the log and under the judge line of the report.
+    assert.match(run.stderr, /the judge is the evaluated model \(m\): it grades its own outputs/);
+    assert.match(run.stdout, /note: the judge is the evaluated model, so it graded its own outputs/);
+    assert.doesNotMatch(run.stderr, /an even number/);
     const report = await runCli(["report", "run.jsonl", "--format", "json"], { cwd, baseUrl: server.url });
     assert.equal(report.code, 0, report.stderr);
     const e = (JSON.parse(report.stdout) as { evaluations: Array<Record<string, unknown>> }).evaluations[0]!;
@@ -76,6 +80,19 @@ describe("CLI: skill evals with --judge-repeats 3 and the skill-creator export",
     const again = await runCli(["run", "--skills", skillsDir, "--tasks", "skill-evals", "--model", "m", "--judge-repeats", "3", "--out", "run.jsonl", "--resume"], { cwd, baseUrl: server.url });
     assert.equal(again.code, 0, again.stderr);
     assert.equal(server.calls, 0);
+  });
+
+  it("warns when --judge-repeats is even: a tie fails (the gradings come from the cache)", async () => {
+    server.reset();
+    const run = await runCli(["run", "--skills", skillsDir, "--tasks", "skill-evals", "--model", "m", "--judge-repeats", "2", "--out", "run-even.jsonl", "--concurrency", "2"], { cwd, baseUrl: server.url });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(server.calls, 0);
+    assert.match(run.stderr, /the judge grades each output 2 times, an even number: an expectation passes on more than half of the gradings, so a tie fails it/);
+    assert.match(run.stdout, /note: 2 gradings, an even number: an expectation passes on more than half of them, so a tie failed it/);
+    // release-notes/2's "[crash]" votes true, false: a tie, so it fails (it passed 2 of 3 above).
+    const records = readFileSync(path.join(cwd, "run-even.jsonl"), "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l) as { taskId: string; condition: string; verdict: { expectations: Array<{ votes?: boolean[]; passed: boolean }> } });
+    const rn2 = records.find((r) => r.taskId === "release-notes/2" && r.condition === "enabled")!;
+    assert.deepEqual([rn2.verdict.expectations[0]!.votes, rn2.verdict.expectations[0]!.passed], [[true, false], false]);
   });
 
   it("writes skill-creator's iteration layout, valid against its documented schemas", async () => {
@@ -137,7 +154,7 @@ describe("CLI: the README's skill-evals command on the shipped examples", { skip
         if (task.shouldTrigger && ctx.turn === 0) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: task.owner }) }] };
         return { content: ref.good };
       },
-      (ask) => ({ passed: good.has(ask.response), evidence: "scripted" }),
+      (ask) => (good.has(ask.response) ? { passed: true, evidence: ask.response.split("\n")[0]! } : { passed: false, evidence: "not a reference answer" }),
     );
     const server = await startScriptedServer({ script });
     const cwd = mkdtempSync(path.join(os.tmpdir(), "sf-evals-readme-"));

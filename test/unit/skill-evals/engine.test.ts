@@ -135,7 +135,7 @@ describe("skill evals end to end", () => {
     assert.deepEqual(rec("release-notes/1", "enabled").filesRead, [{ skill: "release-notes", path: "references/style.md" }]);
     assert.equal(rec("release-notes/1", "enabled").retrieved.length, 1);
     assert.deepEqual(rec("release-notes/1", "disabled").verdict.expectations, [
-      { text: "Groups the changes by kind [grouped]", passed: true, evidence: "the response has [grouped]" },
+      { text: "Groups the changes by kind [grouped]", passed: true, evidence: "[grouped]" },
       { text: 'contains "## Breaking changes"', passed: false, evidence: "not found in the output (67 characters)", check: "contains" },
     ]);
     assert.equal(rec("csv-report/mean", "disabled").verdict.expectations?.[0]?.check, "json_valid");
