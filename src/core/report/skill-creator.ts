@@ -44,7 +44,22 @@ function stats(values: readonly number[]): { mean: number; stddev: number; min: 
   return { mean: round(mean), stddev: round(Math.sqrt(variance)), min: round(Math.min(...values)), max: round(Math.max(...values)) };
 }
 
-const signedText = (x: number, digits: number) => `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+/**
+ * `x` with a sign and `digits` decimals as Python's `f"{x:+.{digits}f}"` writes it (aggregate_benchmark.py's deltas):
+ * an exact tie rounds to even (620.5 → "+620"), where `toFixed` rounds it up.
+ */
+export function signedText(x: number, digits: number): string {
+  const up = Math.abs(x).toFixed(digits);
+  // toFixed(100) is the exact decimal value of the double whenever a tie at `digits` is possible.
+  const exact = Math.abs(x).toFixed(100);
+  const fraction = exact.slice(exact.indexOf(".") + 1);
+  let text = up;
+  if (fraction[digits] === "5" && /^0*$/.test(fraction.slice(digits + 1))) {
+    const down = exact.slice(0, exact.indexOf(".") + (digits > 0 ? digits + 1 : 0));
+    text = Number(down.replace(".", "").slice(-1)) % 2 === 0 ? down : up;
+  }
+  return `${x < 0 ? "-" : "+"}${text}`;
+}
 
 /** A folder-safe id (may map several ids to one name: see folderNames). */
 const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "eval";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { buildReport } from "../../../src/core/report/build.js";
-import { folderNames, skillCreatorExport } from "../../../src/core/report/skill-creator.js";
+import { folderNames, signedText, skillCreatorExport } from "../../../src/core/report/skill-creator.js";
 import type { RunRecord } from "../../../src/core/runs/types.js";
 import { header, rec } from "./fixtures.js";
 
@@ -52,5 +52,11 @@ describe("skill-creator export: folder names", () => {
     const both = folderNames(["a b", clash], "id").names;
     assert.equal(both.get(clash), clash);
     assert.notEqual(both.get("a b")!.toLowerCase(), clash.toLowerCase());
+  });
+
+  it("deltas are written as Python's format writes them: an exact tie rounds to even", () => {
+    // Expected values are Python 3's format(x, "+.<d>f"), which aggregate_benchmark.py uses.
+    const python: Array<[number, number, string]> = [[620.5, 0, "+620"], [621.5, 0, "+622"], [0.125, 2, "+0.12"], [0.375, 2, "+0.38"], [-0.125, 2, "-0.12"], [-0.17, 2, "-0.17"], [0.05, 1, "+0.1"], [2.5, 0, "+2"], [-2.5, 0, "-2"], [1 / 3, 2, "+0.33"], [-1e-17, 2, "-0.00"], [0, 2, "+0.00"]];
+    for (const [x, d, text] of python) assert.equal(signedText(x, d), text, `${x} with ${d} decimals`);
   });
 });
