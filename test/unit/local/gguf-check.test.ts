@@ -117,7 +117,8 @@ describe("GGUF header check through the CLI", { skip: !existsSync(cli) && "build
 
   it("gguf check: run --model local:<88-byte file declaring 2^62 entries> exits 2 under a 64 MB heap, naming the file, byte 16 and the fix", async () => {
     const file = lyingMetadataCount();
-    // The heap cap makes the old behaviour (a parser allocating for 2^62 entries) end in a crash, not a long hang.
+    // The heap cap bounds what the check may hold. (It does not turn the old behaviour into a crash: before this check
+    // the same command was still running after 300 s under it, so on the old code this test fails only by timing out.)
     const r = await spawnCollect(process.execPath, ["--max-old-space-size=64", cli, "run", "--skills", path.join(repoRoot, "skills"), "--tasks", path.join(repoRoot, "samples/python-basics.jsonl"), "--limit", "1", "--model", `local:${file}`, "--out", path.join(dir, "never.jsonl")], { cwd: dir, env });
     assert.equal(r.code, 2, r.stderr);
     assert.ok(r.stderr.includes(`${file}: not a usable GGUF file: at byte 16, 4611686018427387904 metadata entries`), r.stderr);
