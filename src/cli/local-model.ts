@@ -6,6 +6,7 @@ import { assertRunWeights, localModelName, megabytes, parseLocalModel, runLocalM
 import { createLocalClient, type LocalModelClient } from "../core/models/local/client.js";
 import { ensureModel } from "../core/models/local/download.js";
 import { ModelDigests } from "../core/models/local/file-digest.js";
+import { checkGgufFile } from "../core/models/local/gguf-check.js";
 import { localRuntimeStatus } from "../core/models/local/runtime.js";
 import type { RunHeader } from "../core/runs/types.js";
 import { progressBar } from "./progress.js";
@@ -25,6 +26,11 @@ export async function openLocalModel(model: string, options: OpenLocalOptions): 
   const env = options.env ?? process.env;
   const { logger } = options;
   const ref = parseLocalModel(model);
+  // Before anything loads, hashes or runs: a damaged or lying file is refused here, located, not at the first call.
+  if (ref.kind === "file") {
+    if (!existsSync(ref.file)) throw new InputError(`${ref.file}: no such model file`, { file: ref.file, hintIds: ["model"] });
+    checkGgufFile(ref.file);
+  }
   const runtime = await localRuntimeStatus();
   if (!runtime.ok) {
     throw new ModelConfigError(`${model} cannot run here: ${runtime.reason}`, {

@@ -92,7 +92,7 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   return 0;
 }
 
-function writeExport(files: ReturnType<typeof skillCreatorExport>, dir: string, logger: Logger): number {
+function writeExport({ files, notes }: ReturnType<typeof skillCreatorExport>, dir: string, logger: Logger): number {
   if (files.length === 0) throw new InputError("the run files hold no skill evals to export (run with the skills' own evals as tasks)", { hintIds: ["taskSet"] });
   const root = path.resolve(dir);
   try {
@@ -104,6 +104,7 @@ function writeExport(files: ReturnType<typeof skillCreatorExport>, dir: string, 
   } catch (e) {
     throw new InputError(`${dir}: cannot write the export: ${(e as Error).message}; choose another folder`, { file: dir, cause: e });
   }
+  for (const n of notes) logger.warn(n);
   logger.info(`wrote ${files.length} files in skill-creator's layout to ${root}`);
   return 0;
 }

@@ -2,10 +2,11 @@ import { createHash } from "node:crypto";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { IsolationSchema } from "../../shared/vocabulary/index.js";
-import { InputError } from "../errors.js";
+import { InputError, located } from "../errors.js";
+import { readLines } from "../line-reader.js";
 import type { Logger } from "../logger.js";
 import { readRunHeader, scanRunFile, RunWriter } from "./store.js";
-import type { RunHeader, RunSummary, StopRecord } from "./types.js";
+import { runKey, type RunHeader, type RunRecord, type RunSummary, type StopRecord } from "./types.js";
 
 /**
  * Joining shard run files (`run --shard k/n`, shard.ts) into one run: `merge` writes it as a file, `report` does it
@@ -135,15 +136,28 @@ export async function mergeRunFiles(files: readonly string[], out: string, logge
   rmSync(tmp, { force: true });
   const writer = RunWriter.create(tmp, header);
   let runs = 0;
+  // Which file holds each run (task, condition, sample): a second record of one run is refused, never chosen between.
+  const seen = new Map<string, number>();
   try {
-    for (const f of ordered) {
+    for (const [index, f] of ordered.entries()) {
       const own = new Set(f.header.taskIds);
+      let duplicate: { record: RunRecord; first: number } | undefined;
       const contents = await scanRunFile(f.file, (r) => {
+        if (duplicate) return;
         // A record of a task outside its shard cannot come from `run --shard`; keeping it would count it twice.
         if (!own.has(r.taskId)) return;
+        const identity = runKey(r.taskId, r.condition, r.sample);
+        if (r.key !== identity) throw new InputError(`${f.file}: the record of ${r.taskId} (${r.condition}, sample ${r.sample}) carries the key of another run (${JSON.stringify(r.key)}); run files are not edited by hand`, { file: f.file, hint: REFUSED_RECORD_HINT });
+        const first = seen.get(identity);
+        if (first !== undefined) {
+          duplicate = { record: r, first };
+          return;
+        }
+        seen.set(identity, index);
         writer.write(r);
         runs++;
       });
+      if (duplicate) throw await duplicateError(duplicate.record, ordered[duplicate.first]!.file, f.file);
       for (const w of contents.warnings) logger.warn(w);
       if (contents.stops.length > 0) throw new InputError(`${f.file}: holds a stopping record; shards never stop early, so this is not a shard of one run`, { file: f.file });
     }
@@ -155,6 +169,45 @@ export async function mergeRunFiles(files: readonly string[], out: string, logge
   writer.close();
   renameSync(tmp, out);
   return { header, runs };
+}
+
+const REFUSED_RECORD_HINT =
+  "A run file holds one record per task, condition and sample (resuming never writes a finished run again): a second record means the file was edited or files were joined by hand. Delete the record you do not trust, or run that shard again, then merge again.";
+
+/**
+ * Two records of one run are refused, identical ones included: `run` and `--resume` never write a finished run twice
+ * (failed runs are not recorded at all), so a second record only comes from editing or joining files by hand, and a
+ * merge that picked one (the later, as reading a run file does) would let an appended line decide a verdict. The error
+ * names both files and lines, found by a second read of those files only (the merge itself keeps no line numbers).
+ */
+async function duplicateError(record: RunRecord, firstFile: string, secondFile: string): Promise<InputError> {
+  const what = `${record.taskId} (${record.condition}, sample ${record.sample})`;
+  const lines = async (file: string) => {
+    const found: Array<{ line: number; text: string; pass: boolean | undefined }> = [];
+    const needle = JSON.stringify(record.taskId);
+    for await (const raw of readLines(file, { maxLineBytes: 64 * 2 ** 20, maxDecompressedBytes: 2 * 2 ** 30 })) {
+      if (!("text" in raw) || !raw.text.includes(needle)) continue;
+      try {
+        const v = JSON.parse(raw.text) as Partial<RunRecord>;
+        if (v.type === "run" && v.taskId === record.taskId && v.condition === record.condition && v.sample === record.sample) found.push({ line: raw.line, text: raw.text, pass: v.verdict?.pass });
+      } catch {
+        // Not a record (the store skipped it with a warning).
+      }
+    }
+    return found;
+  };
+  const first = await lines(firstFile);
+  const second = firstFile === secondFile ? first.slice(1) : await lines(secondFile);
+  const a = first[0];
+  const b = second[0];
+  const at = (file: string, x: { line: number } | undefined) => (x ? `${file}:${x.line}` : file);
+  const verdict = (x: { pass: boolean | undefined } | undefined) => (x?.pass === undefined ? "?" : x.pass ? "pass" : "fail");
+  const how = a && b && a.text === b.text ? "an identical copy" : `a different record (verdict ${verdict(a)} at ${at(firstFile, a)}, ${verdict(b)} at ${at(secondFile, b)})`;
+  return new InputError(located(secondFile, b?.line, `a second record of the run ${what}, ${how} of the one at ${at(firstFile, a)}; merge refuses to choose between them`), {
+    file: secondFile,
+    ...(b ? { line: b.line } : {}),
+    hint: REFUSED_RECORD_HINT,
+  });
 }
 
 /** A run as the report reads it. */
@@ -197,7 +250,11 @@ export function mergeShardRuns<R extends RunSummary>(runs: readonly LoadedRun<R>
     }
     const header = mergedHeader(ordered);
     const byFile = new Map(entry.map((r) => [r.file, r]));
-    const records = ordered.flatMap((f) => byFile.get(f.file)!.records);
+    // As in `merge`: a record of a task outside its shard cannot come from `run --shard`; keeping it would count it twice.
+    const records = ordered.flatMap((f) => {
+      const own = new Set(f.header.taskIds);
+      return byFile.get(f.file)!.records.filter((r) => own.has(r.taskId));
+    });
     return { file: ordered[0]!.file, header, records, stops: ordered.flatMap((f) => byFile.get(f.file)!.stops) };
   });
 }

@@ -6,6 +6,7 @@ import { localModelName, megabytes, parseLocalModel } from "../../core/models/lo
 import { createLocalClient, type LocalModelClient } from "../../core/models/local/client.js";
 import { ensureModel } from "../../core/models/local/download.js";
 import { ModelDigests } from "../../core/models/local/file-digest.js";
+import { checkGgufFile } from "../../core/models/local/gguf-check.js";
 import { localRuntimeStatus, type RuntimeStatus } from "../../core/models/local/runtime.js";
 import type { Services } from "../services.js";
 
@@ -67,6 +68,7 @@ export async function openLocalModelInEditor(svc: Services, modelName: string): 
   } else {
     file = ref.file;
     if (!existsSync(file)) throw new InputError(`${file}: no such model file`, { file, hintIds: ["model"] });
+    checkGgufFile(file);
     digest = await digests.of(file);
   }
   return createLocalClient({

@@ -118,6 +118,39 @@ describe("shards: run --shard k/n, merge, report over shards", () => {
     assert.equal(existsSync(path.join(ws, "runs/bad.jsonl")), false, "a refused merge writes nothing");
   });
 
+  it("merge refuses a second record of one run (a flipped verdict, an identical copy), naming both files and lines", async () => {
+    const lines = readFileSync(path.join(ws, "runs/shard-2.jsonl"), "utf8").split("\n").filter(Boolean);
+    const at = lines.findIndex((l, i) => i > 0 && (JSON.parse(l) as { condition: string }).condition === "enabled");
+    const original = JSON.parse(lines[at]!) as { taskId: string; verdict: { pass: boolean } };
+    const flipped = JSON.stringify({ ...original, verdict: { ...original.verdict, pass: !original.verdict.pass } });
+    writeFileSync(path.join(ws, "runs/forged-2.jsonl"), [...lines, flipped].join("\n") + "\n");
+    const forged = await run(["merge", "runs/shard-1.jsonl", "runs/forged-2.jsonl", "runs/shard-3.jsonl", "--out", "runs/forged.jsonl"]);
+    assert.equal(forged.code, 2, forged.stderr);
+    const line = lines.length + 1;
+    const pass = (p: boolean) => (p ? "pass" : "fail");
+    assert.ok(
+      forged.stderr.includes(
+        `forged-2.jsonl:${line}: a second record of the run ${original.taskId} (enabled, sample 0), a different record (verdict ${pass(original.verdict.pass)} at ${path.join(ws, "runs/forged-2.jsonl")}:${at + 1}, ${pass(!original.verdict.pass)} at ${path.join(ws, "runs/forged-2.jsonl")}:${line}) of the one at ${path.join(ws, "runs/forged-2.jsonl")}:${at + 1}; merge refuses to choose between them`,
+      ),
+      forged.stderr,
+    );
+    assert.match(forged.stderr, /Delete the record you do not trust, or run that shard again, then merge again/);
+    assert.equal(existsSync(path.join(ws, "runs/forged.jsonl")), false, "a refused merge writes nothing");
+
+    // An identical copy is refused too: run never writes one, so it is a hand-joined file; the error says it is identical.
+    writeFileSync(path.join(ws, "runs/copied-2.jsonl"), [...lines, lines[at]!].join("\n") + "\n");
+    const copied = await run(["merge", "runs/shard-1.jsonl", "runs/copied-2.jsonl", "runs/shard-3.jsonl", "--out", "runs/copied.jsonl"]);
+    assert.equal(copied.code, 2, copied.stderr);
+    assert.match(copied.stderr, new RegExp(`copied-2\\.jsonl:${line}: a second record of the run .*, an identical copy of the one at .*copied-2\\.jsonl:${at + 1}`));
+
+    // A record carrying another run's key is refused as well (a key is what reading a run file deduplicates on).
+    const rekeyed = JSON.parse(lines[at]!) as { key: string; sample: number };
+    writeFileSync(path.join(ws, "runs/rekeyed-2.jsonl"), [...lines.slice(0, at), JSON.stringify({ ...rekeyed, sample: 1 }), ...lines.slice(at + 1)].join("\n") + "\n");
+    const rekey = await run(["merge", "runs/shard-1.jsonl", "runs/rekeyed-2.jsonl", "runs/shard-3.jsonl", "--out", "runs/rekeyed.jsonl"]);
+    assert.equal(rekey.code, 2, rekey.stderr);
+    assert.match(rekey.stderr, /rekeyed-2\.jsonl: the record of .* \(enabled, sample 1\) carries the key of another run/);
+  });
+
   it("early stopping is refused with shards, with the reason; ablate refuses a shard file", async () => {
     const r = await run([...base(), "--shard", "1/3", "--stop-when", "decided", "--out", "runs/never.jsonl"]);
     assert.equal(r.code, 2);

@@ -15,6 +15,7 @@
  * both fail on r1). RAE over the 7 retrieved pairs 1/7; without the two unstable (both both-pass) 1/5.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,6 +30,14 @@ import { REFERENCE } from "../../support/example-answers.js";
 import { planContext } from "../../support/scripts.js";
 import { scanSkills } from "../../../src/core/skills/index.js";
 import { loadSkillEvals, type SkillEvalTask } from "../../../src/core/tasks/index.js";
+
+/** Anthropic's skill-creator scripts (aggregate_benchmark.py, eval-viewer/generate_review.py), a shared read-only copy. */
+const skillCreatorDir = path.resolve(repoRoot, "../shared/data/interop/skill-creator");
+const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+type Benchmark = {
+  runs: Array<{ eval_id: number; configuration: string; run_number: number; result: Record<string, number> }>;
+  run_summary: Record<string, unknown>;
+};
 
 const flippingJudge = withJudge(agentScript, (ask, expectation) => {
   const base = tagJudge(ask, expectation);
@@ -129,6 +138,47 @@ describe("CLI: skill evals with --judge-repeats 3 and the skill-creator export",
     assert.ok(existsSync(path.join(dir, "csv-report", "eval-sum", "with_skill", "run-1", "grading.json")), "string ids name their folder");
     const g = check(GradingJsonSchema, "release-notes/eval-1/without_skill/run-1/grading.json");
     assert.deepEqual(g.summary, { passed: 1, failed: 1, total: 2, pass_rate: 0.5 });
+  });
+
+  it("skill-creator's own aggregate_benchmark.py and eval viewer read the export: every prompt, with_skill first, the gradings, our numbers", { skip: !existsSync(skillCreatorDir) && `no copy of skill-creator's scripts at ${skillCreatorDir}` }, () => {
+    const dir = path.join(cwd, "export");
+    for (const skill of ["commit-style", "csv-report", "release-notes"]) {
+      const ours = JSON.parse(readFileSync(path.join(dir, skill, "benchmark.json"), "utf8")) as Benchmark;
+      // Their aggregator, run on our folders (output outside the export, so our benchmark.json stays ours).
+      const theirsFile = path.join(cwd, `aggregated-${skill}.json`);
+      const agg = spawnSync(python, ["-B", path.join(skillCreatorDir, "scripts", "aggregate_benchmark.py"), path.join(dir, skill), "--output", theirsFile], { encoding: "utf8" });
+      assert.equal(agg.status, 0, agg.stderr + agg.stdout);
+      assert.doesNotMatch(agg.stdout, /Warning/);
+      const theirs = JSON.parse(readFileSync(theirsFile, "utf8")) as Benchmark;
+      assert.deepEqual(Object.keys(theirs.run_summary), ["with_skill", "without_skill", "delta"], "with_skill is their first configuration, so their delta is with minus without");
+      assert.deepEqual(theirs.run_summary, ours.run_summary, `${skill}: aggregate_benchmark.py's numbers equal ours`);
+      const runKey = (r: Benchmark["runs"][number]) => `${r.eval_id}/${r.configuration}/${r.run_number}`;
+      assert.deepEqual(new Map(theirs.runs.map((r) => [runKey(r), r.result])), new Map(ours.runs.map((r) => [runKey(r), r.result])));
+      assert.equal(ours.runs[0]!.configuration, "with_skill", "our benchmark.json lists with_skill first");
+
+      // Their viewer, as a static page: the runs it embeds.
+      const html = path.join(cwd, `review-${skill}.html`);
+      const view = spawnSync(python, ["-B", path.join(skillCreatorDir, "eval-viewer", "generate_review.py"), path.join(dir, skill), "--static", html, "--benchmark", path.join(dir, skill, "benchmark.json")], { encoding: "utf8" });
+      assert.equal(view.status, 0, view.stderr + view.stdout);
+      const page = readFileSync(html, "utf8");
+      const data = JSON.parse(/const EMBEDDED_DATA = (.*);\n/.exec(page)![1]!) as { runs: Array<{ id: string; prompt: string; eval_id: number | null; grading: { summary: { pass_rate: number } } | null }> };
+      const evalDirs = readdirSync(path.join(dir, skill)).filter((f) => f.startsWith("eval-"));
+      assert.equal(data.runs.length, ours.runs.length);
+      for (const evalDir of evalDirs) {
+        const meta = JSON.parse(readFileSync(path.join(dir, skill, evalDir, "eval_metadata.json"), "utf8")) as { eval_id: number; prompt: string };
+        const runs = data.runs.filter((r) => r.id.startsWith(`${evalDir}-`));
+        assert.ok(runs.length >= 2, `${skill}/${evalDir}: runs in the viewer`);
+        for (const r of runs) {
+          assert.notEqual(r.prompt, "(No prompt found)", `${r.id}: the viewer finds the prompt`);
+          assert.equal(r.prompt, meta.prompt);
+          assert.equal(r.eval_id, meta.eval_id);
+          const grading = JSON.parse(readFileSync(path.join(dir, skill, r.id.slice(evalDir.length + 1).replace(/^(with_skill|without_skill)-/, `${evalDir}/$1/`), "grading.json"), "utf8")) as unknown;
+          assert.deepEqual(r.grading, grading, `${r.id}: the viewer shows its grading`);
+        }
+        assert.match(runs[0]!.id, /-with_skill-run-1$/, `${skill}/${evalDir}: the with-skill run comes first`);
+      }
+      assert.ok(data.runs.every((r) => r.prompt.length > 0 && r.grading !== null));
+    }
   });
 
   it("refuses an export without a folder", async () => {

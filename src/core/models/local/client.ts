@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { CancelledError, ModelRequestError } from "../../errors.js";
 import { silentLogger, type Logger } from "../../logger.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient, ModelWeights, ToolCall } from "../types.js";
+import { checkGgufFile } from "./gguf-check.js";
 import { toChatHistory, toFunctions } from "./history.js";
 import { defaultThreads, loadNodeLlamaCpp, sharedLlama, type NodeLlamaCpp } from "./runtime.js";
 
@@ -103,6 +104,8 @@ export function createLocalClient(options: LocalClientOptions): LocalModelClient
 }
 
 async function loadModel(options: LocalClientOptions, contextSize: number, logger: Logger): Promise<Loaded> {
+  // node-llama-cpp's GGUF parser believes the counts a file declares: check them against the file first.
+  checkGgufFile(options.file);
   const lib = await loadNodeLlamaCpp();
   const llama = await sharedLlama(logger);
   const started = performance.now();
