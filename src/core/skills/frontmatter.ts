@@ -91,7 +91,7 @@ export function readFrontmatterYaml(yamlText: string): YamlRead {
   if (bytes > MAX_FRONTMATTER_BYTES) return { ok: false, tooLarge: bytes, errors: [], counter: lineCounterOf("") };
   const nest = nestingDepth(yamlText);
   if (nest.depth > MAX_YAML_NESTING) {
-    const message = `nesting deeper than ${MAX_YAML_NESTING} levels; frontmatter this deep is not read`;
+    const message = `nesting deeper than ${MAX_YAML_NESTING} levels; frontmatter this deep is not read: keep it flat (name, description and metadata need 2 levels)`;
     return { ok: false, errors: [{ pos: [nest.offset, nest.offset + 1], message }], counter: lineCounterOf(yamlText) };
   }
   const counter = new LineCounter();
