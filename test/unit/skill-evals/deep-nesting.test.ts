@@ -99,7 +99,11 @@ describe("bounded parsers through the CLI", { skip: !existsSync(cli) && "build f
   });
 
   it("report and run --resume on a run file with a line nested 10,000 deep: a located warning, the line skipped, no crash", async () => {
-    const good = path.join(cwd, "run.jsonl");
+    // Its own run of the untouched library, so this case stands alone.
+    const clean = writeLibrary(path.join(cwd, "clean")).skillsDir;
+    const first = await runCli(["run", "--skills", clean, "--tasks", "skill-evals", "--model", "m", "--out", "good.jsonl"], { cwd, baseUrl: server.url });
+    assert.equal(first.code, 0, first.stderr);
+    const good = path.join(cwd, "good.jsonl");
     const damaged = path.join(cwd, "damaged.jsonl");
     copyFileSync(good, damaged);
     const n = readFileSync(good, "utf8").trim().split("\n").length;
@@ -107,7 +111,7 @@ describe("bounded parsers through the CLI", { skip: !existsSync(cli) && "build f
     // A record that is valid but for one extra member nested 10,000 deep: zod would strip it without a word.
     appendFileSync(damaged, `{"deep":${deepArray},${JSON.stringify({ ...record, key: "other" }).slice(1)}\n`);
     const where = `${damaged}:${n + 1}:${9 + MAX_JSON_NESTING - 1}: nested deeper than 64 levels`;
-    for (const args of [["report", "damaged.jsonl"], ["report", "damaged.jsonl", "--format", "json"], ["run", "--skills", skillsDir, "--tasks", "skill-evals", "--model", "m", "--out", "damaged.jsonl", "--resume"]]) {
+    for (const args of [["report", "damaged.jsonl"], ["report", "damaged.jsonl", "--format", "json"], ["run", "--skills", clean, "--tasks", "skill-evals", "--model", "m", "--out", "damaged.jsonl", "--resume"]]) {
       const r = await runCli(args, { cwd, baseUrl: server.url });
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stderr.includes(where), `${args.join(" ")}: ${r.stderr}`);
