@@ -62,10 +62,12 @@ export function nestingDepth(yaml: string): { depth: number; offset: number } {
       while (indents.length > 0 && (indents[indents.length - 1] as number) >= i) indents.pop();
       indents.push(i);
       let compact = 0;
-      while (i < line.length && "-?:".includes(line[i] as string) && (i + 1 === line.length || line[i + 1] === " ")) {
+      // A tab after an indicator is an error to the library, which still nests on it (and `?\t` 3,000 times over
+      // made V8's regexp compiler abort the process on the next parse): tabs count as separators here.
+      while (i < line.length && "-?:".includes(line[i] as string) && (i + 1 === line.length || line[i + 1] === " " || line[i + 1] === "\t")) {
         compact++;
         i += 2;
-        while (i < line.length && line.charCodeAt(i) === 0x20) i++;
+        while (i < line.length && (line.charCodeAt(i) === 0x20 || line.charCodeAt(i) === 0x09)) i++;
       }
       const block = indents.length + compact;
       if (block + flow > max) [max, at] = [block + flow, lineStart + i];

@@ -15,7 +15,7 @@ import { firstTooDeep, lineColumnOf, MAX_JSON_NESTING } from "../../../src/share
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { agentScript, writeLibrary } from "../../support/skill-evals-scenario.js";
 import { tagJudge, withJudge } from "../../support/scripts.js";
-import { cli, runCli } from "../cli/harness.js";
+import { cli, runCli, spawnCollect } from "../cli/harness.js";
 
 const DEEP = 10_000;
 const deepArray = `${"[".repeat(DEEP)}${"]".repeat(DEEP)}`;
@@ -63,6 +63,21 @@ describe("bounded parsers: files nested 10,000 deep", () => {
     assert.equal(f?.line, 4);
     assert.ok((f?.column ?? 0) > 1);
     assert.match(f!.message, /nesting deeper than 100 levels; frontmatter this deep is not read: keep it flat/);
+  });
+
+  it("SKILL.md frontmatter of 30,000 tab-separated `?` indicators is refused before the YAML parser (it aborted the process)", async () => {
+    // In a child process: on the old code V8's regexp compiler ran out of memory on the second parse and aborted.
+    const script = path.join(tmp, "tabs.ts");
+    const src = path.resolve(__dirname, "../../../src/core/skills");
+    writeFileSync(
+      script,
+      `import { parseSkill } from ${JSON.stringify(path.join(src, "parse.ts"))};\nimport { splitSkillSections } from ${JSON.stringify(path.join(src, "sections.ts"))};\n` +
+        `const text = "---\\n" + "?\\t".repeat(30000) + "a\\n---\\nBody.\\n";\n` +
+        `for (let i = 0; i < 3; i++) { splitSkillSections(text); const r = parseSkill("/x/SKILL.md", text); if (i === 2) process.stdout.write(r.findings[0].line + " " + r.findings[0].message); }\n`,
+    );
+    const r = await spawnCollect(process.execPath, ["--import", "tsx", script], { cwd: path.resolve(__dirname, "../../.."), env: { PATH: process.env.PATH ?? "" } });
+    assert.equal(r.code, 0, r.stderr.slice(0, 400));
+    assert.match(r.stdout, /^2 YAML error: nesting deeper than 100 levels/);
   });
 
   it("readRunFile: a header line nested 10,000 deep is a located error, not a stack overflow", async () => {
