@@ -4,8 +4,9 @@
  * UTF-8 text from that skill's folder under a size cap. It refuses absolute paths, `..`, symbolic links that lead
  * out of the folder, the skill's `evals/` (its test answers), binary files and files over the cap.
  */
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { inForbidden, openContained, readPrefixFd, realFolder, within, type ContainedRefusal } from "../contained-file.js";
 
 /** A read returns at most this many bytes; a larger file is refused with its size. */
 export const MAX_SKILL_FILE_READ_BYTES = 64 * 1024;
@@ -20,23 +21,12 @@ export interface SkillFile {
   bytes: number;
 }
 
-/** Whether `real` is `root` or under it (both real paths). */
-function within(root: string, real: string): boolean {
-  const r = path.relative(root, real);
-  return r === "" || (!r.startsWith("..") && !path.isAbsolute(r));
-}
-
-function realRoot(dir: string): string | undefined {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return undefined;
-  }
-}
+/** Top-level folders never read or listed, by any spelling: the skill's test answers. */
+const FORBIDDEN = ["evals"];
 
 /** The readable files of a skill folder, sorted; none when the folder does not exist. */
 export function listSkillFiles(dir: string): SkillFile[] {
-  const root = realRoot(dir);
+  const root = realFolder(dir);
   if (!root) return [];
   const out: SkillFile[] = [];
   const walk = (abs: string, rel: string, depth: number): void => {
@@ -56,14 +46,16 @@ export function listSkillFiles(dir: string): SkillFile[] {
       try {
         st = lstatSync(full);
         if (st.isSymbolicLink()) {
-          if (!within(root, realpathSync(full))) continue;
+          const real = realpathSync.native(full);
+          if (!within(root, real) || inForbidden(path.relative(root, real), FORBIDDEN)) continue;
           st = statSync(full);
         }
       } catch {
         continue;
       }
       if (st.isDirectory() && depth < MAX_DEPTH) walk(full, relPath, depth + 1);
-      else if (st.isFile()) out.push({ path: relPath, bytes: st.size });
+      // A second hard link can name a host file: read_skill_file refuses it, so it is not offered.
+      else if (st.isFile() && st.nlink === 1) out.push({ path: relPath, bytes: st.size });
     }
   };
   walk(root, "", 0);
@@ -78,43 +70,36 @@ export function refusedPath(rel: string): string | undefined {
   if (parts.includes("..")) return "paths with .. are refused; only files inside the skill folder can be read";
   if (rel.includes("\u0000")) return "the path holds a NUL character";
   if (parts.length === 1 && parts[0] === "SKILL.md") return "SKILL.md is read with load_skill";
-  if (parts[0] === "evals") return "a skill's evals/ folder is not readable";
+  if (inForbidden(parts.join("/"), FORBIDDEN)) return "a skill's evals/ folder is not readable";
   return undefined;
 }
 
-/** Reads one file of a skill folder for the agent, or says why not. */
+/** What the model is told for each refusal after the open: short, and never a host path. */
+const REFUSED: Record<ContainedRefusal, (rel: string) => string> = {
+  missing: (rel) => `no file ${rel} in this skill`,
+  unreadable: (rel) => `${rel} cannot be read`,
+  outside: (rel) => `${rel} leads outside the skill folder (a link); refused`,
+  forbidden: () => "a skill's evals/ folder is not readable",
+  "hard-linked": (rel) => `${rel} has more than one hard link; refused`,
+  "not-a-file": (rel) => `${rel} is not a regular file`,
+};
+
+/**
+ * Reads one file of a skill folder for the agent, or says why not. The file is opened first and then checked
+ * (src/core/contained-file.ts): its real path must lie in the folder and outside evals/, with one hard link.
+ */
 export function readSkillFolderFile(dir: string, rel: string): { text: string; path: string } | { error: string } {
   const refused = refusedPath(rel);
   if (refused) return { error: refused };
-  const root = realRoot(dir);
+  const root = realFolder(dir);
   if (!root) return { error: "the skill folder is not readable" };
   const normal = rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".").join("/");
-  let real: string;
+  const open = openContained(root, normal, FORBIDDEN);
+  if ("refused" in open) return { error: REFUSED[open.refused](normal) };
   try {
-    real = realpathSync(path.join(root, normal));
-  } catch {
-    return { error: `no file ${normal} in this skill` };
-  }
-  if (!within(root, real)) return { error: `${normal} leads outside the skill folder (a symbolic link); refused` };
-  let fd: number;
-  try {
-    // Before open: opening a FIFO blocks, and a device never ends.
-    if (!statSync(real).isFile()) return { error: `${normal} is not a regular file` };
-    fd = openSync(real, "r");
-  } catch {
-    return { error: `${normal} cannot be read` };
-  }
-  try {
-    const size = fstatSync(fd).size;
+    const size = open.stat.size;
     if (size > MAX_SKILL_FILE_READ_BYTES) return { error: `${normal} is ${size} bytes, over the ${MAX_SKILL_FILE_READ_BYTES}-byte limit for one read` };
-    const buf = Buffer.alloc(size);
-    let got = 0;
-    while (got < size) {
-      const k = readSync(fd, buf, got, size - got, got);
-      if (k === 0) break;
-      got += k;
-    }
-    const bytes = buf.subarray(0, got);
+    const bytes = readPrefixFd(open.fd, size);
     if (bytes.includes(0)) return { error: `${normal} is a binary file; only UTF-8 text can be read` };
     const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
     try {
@@ -123,6 +108,6 @@ export function readSkillFolderFile(dir: string, rel: string): { text: string; p
       return { error: `${normal} is not UTF-8 text; only UTF-8 text can be read` };
     }
   } finally {
-    closeSync(fd);
+    closeSync(open.fd);
   }
 }

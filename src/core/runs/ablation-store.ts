@@ -4,6 +4,7 @@ import path from "node:path";
 import { InputError, located } from "../errors.js";
 import { readLines, type RawLine } from "../line-reader.js";
 import { AblationHeaderSchema, AblationRecordSchema, type AblationHeader, type AblationRecord } from "./ablation-types.js";
+import { tooDeep } from "./store.js";
 
 export interface AblationFileContents {
   file: string;
@@ -87,6 +88,12 @@ function ablationLine(file: string, raw: RawLine, torn: boolean, maxLineBytes: n
     return undefined;
   }
   if (raw.text.trim() === "") return undefined;
+  const deep = tooDeep(file, line, raw.text);
+  if (deep) {
+    if (line === 1) throw new InputError(deep, { file, line, hintIds: ["file"] });
+    warnings.push(`${deep}; line skipped`);
+    return undefined;
+  }
   let value: unknown;
   try {
     value = JSON.parse(raw.text);

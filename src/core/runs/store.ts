@@ -2,6 +2,7 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, r
 import path from "node:path";
 import { InputError, located } from "../errors.js";
 import { readLines, type RawLine } from "../line-reader.js";
+import { firstTooDeep, tooDeepMessage } from "../../shared/nesting.js";
 import { RunHeaderSchema, RunRecordSchema, StopRecordSchema, summarizeRun, type RunHeader, type RunRecord, type RunSummary, type StopRecord } from "./types.js";
 
 export interface RunFileContents<R extends RunSummary = RunRecord> {
@@ -69,6 +70,8 @@ export async function readRunHeader(file: string): Promise<RunHeader> {
   if (!existsSync(file)) throw new InputError(`${file}: no such run file`, { file });
   if (!statSync(file).isFile()) throw new InputError(`${file}: not a run file (not a regular file)`, { file });
   for await (const raw of readLines(file, { maxLineBytes: 64 * 2 ** 20, maxDecompressedBytes: 2 * 2 ** 30 })) {
+    const deep = "text" in raw ? tooDeep(file, raw.line, raw.text) : undefined;
+    if (deep) throw new InputError(deep, { file, line: raw.line, hintIds: ["file"] });
     let value: unknown;
     try {
       value = "text" in raw ? JSON.parse(raw.text) : undefined;
@@ -116,6 +119,14 @@ class RunFileParser {
     }
     const text = raw.text;
     if (text.trim() === "") return;
+    const deep = tooDeep(file, raw.line, text);
+    if (deep) {
+      // The header is what every later line is read against: without it there is nothing to read.
+      if (raw.line === 1) throw new InputError(deep, { file, line: raw.line, hintIds: ["file"] });
+      this.firstBadLine ??= raw.line;
+      this.warn(`${deep}; line skipped`);
+      return;
+    }
     let value: unknown;
     // Every record is an object: other lines are refused without JSON.parse (a thrown exception per junk line
     // made a 10 MB file of junk take half a minute).
@@ -168,6 +179,15 @@ class RunFileParser {
     if (!this.header) throw new InputError(`${file}: empty run file (no header line)`, { file });
     return { header: this.header, stops: this.stops, warnings: this.warnings };
   }
+}
+
+/**
+ * A located error for a line nested past MAX_JSON_NESTING, or undefined. Records nest 5 deep; a deeper line is
+ * damage or an attack, and it is refused before JSON.parse and zod see it (zod recurses per level).
+ */
+export function tooDeep(file: string, line: number, text: string): string | undefined {
+  const at = firstTooDeep(text);
+  return at === undefined ? undefined : `${file}:${line}:${at + 1}: ${tooDeepMessage()}`;
 }
 
 /** Later records with the same key win (a resumed run may rewrite nothing, but be safe). */
@@ -230,7 +250,7 @@ export class RunWriter {
       fd = openSync(file, "wx");
     } catch (e) {
       // A bad run-file path (parent is a file, no permission, read-only disk) is the user's input, not a crash.
-      throw new InputError(`${file}: cannot create the run file: ${(e as Error).message}`, { file, cause: e, hint: "Choose another run file.", hintIds: ["runFile"] });
+      throw new InputError(`${file}: cannot create the run file: ${(e as Error).message}`, { file, cause: e, hint: "Choose another run file.", hintIds: ["file"] });
     }
     const writer = new RunWriter(file, fd);
     writer.writeLine(header);

@@ -62,10 +62,12 @@ export function nestingDepth(yaml: string): { depth: number; offset: number } {
       while (indents.length > 0 && (indents[indents.length - 1] as number) >= i) indents.pop();
       indents.push(i);
       let compact = 0;
-      while (i < line.length && "-?:".includes(line[i] as string) && (i + 1 === line.length || line[i + 1] === " ")) {
+      // A tab after an indicator is an error to the library, which still nests on it (and `?\t` 3,000 times over
+      // made V8's regexp compiler abort the process on the next parse): tabs count as separators here.
+      while (i < line.length && "-?:".includes(line[i] as string) && (i + 1 === line.length || line[i + 1] === " " || line[i + 1] === "\t")) {
         compact++;
         i += 2;
-        while (i < line.length && line.charCodeAt(i) === 0x20) i++;
+        while (i < line.length && (line.charCodeAt(i) === 0x20 || line.charCodeAt(i) === 0x09)) i++;
       }
       const block = indents.length + compact;
       if (block + flow > max) [max, at] = [block + flow, lineStart + i];
@@ -91,7 +93,7 @@ export function readFrontmatterYaml(yamlText: string): YamlRead {
   if (bytes > MAX_FRONTMATTER_BYTES) return { ok: false, tooLarge: bytes, errors: [], counter: lineCounterOf("") };
   const nest = nestingDepth(yamlText);
   if (nest.depth > MAX_YAML_NESTING) {
-    const message = `nesting deeper than ${MAX_YAML_NESTING} levels; frontmatter this deep is not read`;
+    const message = `nesting deeper than ${MAX_YAML_NESTING} levels; frontmatter this deep is not read: keep it flat (name, description and metadata need 2 levels)`;
     return { ok: false, errors: [{ pos: [nest.offset, nest.offset + 1], message }], counter: lineCounterOf(yamlText) };
   }
   const counter = new LineCounter();

@@ -1,7 +1,8 @@
-import { existsSync, statSync } from "node:fs";
-import { open, readdir, realpath, stat } from "node:fs/promises";
+import { closeSync, existsSync, statSync } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
+import { openContained, readPrefixFd, realFolder, type ContainedRefusal } from "../contained-file.js";
 import { finding } from "./codes.js";
 import { MAX_SKILL_FILE_BYTES, parseSkill } from "./parse.js";
 import type { Finding, Skill, SkillScan } from "./types.js";
@@ -156,23 +157,31 @@ async function skillFileIn(dir: string, findings: Finding[]): Promise<string | u
 /** Reads a SKILL.md with the size, binary and UTF-8 checks a text editor would do, then parses it. */
 export async function readSkillFile(file: string): Promise<{ skill?: Skill; findings: Finding[]; text: string }> {
   let bytes: Buffer;
+  // Opened first (non-blocking: a FIFO or device is refused by fstat, not waited on), then checked: the file really
+  // lies in its skill folder (a link out would send a host file to the model) and has one hard link.
+  const dir = realFolder(path.dirname(file));
+  const open = dir ? openContained(dir, path.basename(file)) : ({ refused: "missing" } as const);
+  if ("refused" in open) {
+    const why: Record<ContainedRefusal, string> = {
+      missing: `cannot read ${file}: no such file`,
+      unreadable: `cannot read ${file}`,
+      outside: `${file} is a link that leads outside its skill folder: copy the file into the folder instead`,
+      forbidden: `cannot read ${file}`,
+      "hard-linked": `${file} has more than one hard link (it may be another file's): copy it instead of linking it`,
+      "not-a-file": `${file} is not a regular file (a device, FIFO or socket): SKILL.md must be a text file`,
+    };
+    return { text: "", findings: [finding("read-error", file, why[open.refused])] };
+  }
   try {
-    // Before open: opening a FIFO blocks until a writer appears, and a device (a link to /dev/zero) never ends.
-    if (!(await stat(file)).isFile()) {
-      return { text: "", findings: [finding("read-error", file, `${file} is not a regular file (a device, FIFO or socket): SKILL.md must be a text file`)] };
+    const { size } = open.stat;
+    if (size > MAX_SKILL_FILE_BYTES) {
+      return { text: "", findings: [finding("file-too-large", file, `file is ${size} bytes; the limit is ${MAX_SKILL_FILE_BYTES} (1 MB): move reference material into separate files next to SKILL.md`)] };
     }
-    const handle = await open(file, "r");
-    try {
-      const { size } = await handle.stat();
-      if (size > MAX_SKILL_FILE_BYTES) {
-        return { text: "", findings: [finding("file-too-large", file, `file is ${size} bytes; the limit is ${MAX_SKILL_FILE_BYTES} (1 MB): move reference material into separate files next to SKILL.md`)] };
-      }
-      bytes = await handle.readFile();
-    } finally {
-      await handle.close();
-    }
+    bytes = readPrefixFd(open.fd, size);
   } catch (e) {
     return { text: "", findings: [finding("read-error", file, `cannot read ${file}: ${(e as Error).message}`)] };
+  } finally {
+    closeSync(open.fd);
   }
   if (bytes.length > MAX_SKILL_FILE_BYTES) {
     return { text: "", findings: [finding("file-too-large", file, `file grew past the ${MAX_SKILL_FILE_BYTES}-byte limit while being read`)] };

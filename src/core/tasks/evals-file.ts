@@ -7,6 +7,7 @@
  */
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 import { z } from "zod";
+import { firstTooDeep, tooDeepMessage } from "../../shared/nesting.js";
 import { CheckTypeSchema } from "../../shared/vocabulary/index.js";
 
 const KNOWN_TYPES = CheckTypeSchema.options.join(", ");
@@ -107,8 +108,13 @@ export class LocatedJson {
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
   }
 
-  /** Parses strict JSON (no comments, no trailing commas); the first syntax error is returned located. */
+  /**
+   * Parses strict JSON (no comments, no trailing commas); the first syntax error is returned located. Nesting past
+   * MAX_JSON_NESTING is refused first, at the bracket that goes too deep: the tree parser and zod recurse per level.
+   */
   static parse(text: string): { json: LocatedJson } | { error: string; at: Position } {
+    const deep = firstTooDeep(text);
+    if (deep !== undefined) return { error: tooDeepMessage(), at: new LocatedJson(text, undefined, undefined).position(deep) };
     const errors: ParseError[] = [];
     const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
     const shell = new LocatedJson(text, root, undefined);

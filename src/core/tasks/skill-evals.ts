@@ -6,8 +6,9 @@
  * folder is refused.
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, statSync } from "node:fs";
 import path from "node:path";
+import { openContained, openRegular, readPrefixFd, realFolder, type ContainedRefusal } from "../contained-file.js";
 import { InputError } from "../errors.js";
 import { firstInvalidUtf8 } from "../skills/scan.js";
 import type { Skill } from "../skills/types.js";
@@ -85,7 +86,8 @@ export function withTriggerTasks(base: TaskSet | undefined, triggers: SkillEvalT
 }
 
 function readEvalsFile(skill: Skill, file: string, issues: Issues, o: typeof DEFAULTS): SkillEvalTask[] {
-  const json = readJson(file, issues, o.maxEvalFileBytes);
+  const root = realFolder(skill.dir);
+  const json = readJson(root ? openContained(root, EVALS_FILE) : { refused: "unreadable" }, issues, o.maxEvalFileBytes);
   if (!json) return [];
   const shell = EvalsFileShellSchema.safeParse(json.value);
   if (!shell.success) {
@@ -151,42 +153,39 @@ function criterion(a: EvalAssertion): EvalCriterion {
 function attach(skill: Skill, files: readonly string[], problem: (index: number, message: string) => void, o: typeof DEFAULTS): Attachment[] | undefined {
   const out: Attachment[] = [];
   let inlined = 0;
-  let root: string;
-  try {
-    root = realpathSync(skill.dir);
-  } catch {
-    root = path.resolve(skill.dir);
-  }
+  const root = realFolder(skill.dir) ?? path.resolve(skill.dir);
   for (const [k, rel] of files.entries()) {
     const refused = refusePath(rel);
     if (refused) {
       problem(k, `files[${k}] ${JSON.stringify(rel)}: ${refused}; case skipped`);
       return undefined;
     }
-    const abs = path.resolve(skill.dir, rel);
-    let real: string;
+    // Opened first, then checked: a path checked before the open can be swapped for a link in between.
+    const open = openContained(root, rel);
+    if ("refused" in open) {
+      problem(k, `files[${k}] ${JSON.stringify(rel)}: ${ATTACH_REFUSED[open.refused]}; case skipped`);
+      return undefined;
+    }
     try {
-      real = realpathSync(abs);
-    } catch {
-      problem(k, `files[${k}] ${JSON.stringify(rel)}: no such file in ${skill.dir}; case skipped`);
-      return undefined;
+      const a = readAttachment(open.fd, rel, open.stat.size, Math.min(o.maxAttachmentBytes, o.maxAttachmentsTotalBytes - inlined));
+      if (a.text !== undefined) inlined += Buffer.byteLength(a.text);
+      else if (a.note?.startsWith("over")) problem(k, `files[${k}] ${JSON.stringify(rel)}: ${a.bytes} bytes, ${a.note}; listed by name and size only`);
+      out.push(a);
+    } finally {
+      closeSync(open.fd);
     }
-    if (!inside(root, real)) {
-      problem(k, `files[${k}] ${JSON.stringify(rel)}: leads outside the skill folder (a symbolic link to ${real}); case skipped`);
-      return undefined;
-    }
-    const st = statSync(real);
-    if (!st.isFile()) {
-      problem(k, `files[${k}] ${JSON.stringify(rel)}: not a regular file; case skipped`);
-      return undefined;
-    }
-    const a = readAttachment(real, rel, st.size, Math.min(o.maxAttachmentBytes, o.maxAttachmentsTotalBytes - inlined));
-    if (a.text !== undefined) inlined += Buffer.byteLength(a.text);
-    else if (a.note?.startsWith("over")) problem(k, `files[${k}] ${JSON.stringify(rel)}: ${a.bytes} bytes, ${a.note}; listed by name and size only`);
-    out.push(a);
   }
   return out;
 }
+
+const ATTACH_REFUSED: Record<ContainedRefusal, string> = {
+  missing: "no such file in the skill folder",
+  unreadable: "cannot be read",
+  outside: "leads outside the skill folder (a link)",
+  forbidden: "refused",
+  "hard-linked": "has more than one hard link (it may be another file's); copy it into the skill instead",
+  "not-a-file": "not a regular file",
+};
 
 /** Why a path given in an eval file is refused before touching the disk, or undefined. */
 export function refusePath(rel: string): string | undefined {
@@ -202,43 +201,30 @@ export function inside(root: string, real: string): boolean {
   return r === "" || (!r.startsWith("..") && !path.isAbsolute(r));
 }
 
-function readAttachment(file: string, rel: string, size: number, cap: number): Attachment {
+function readAttachment(fd: number, rel: string, size: number, cap: number): Attachment {
   if (size > cap) return { path: rel, bytes: size, note: cap <= 0 ? "over the total size cap for one case's files" : `over the ${cap}-byte cap for an inlined file` };
-  const bytes = readPrefix(file, size);
+  const bytes = readPrefixFd(fd, size);
   if (bytes.includes(0) || firstInvalidUtf8(bytes) >= 0) return { path: rel, bytes: size, note: "binary (not UTF-8 text)" };
   return { path: rel, bytes: size, text: bytes.toString("utf8") };
 }
 
-function readPrefix(file: string, n: number): Buffer {
-  const fd = openSync(file, "r");
-  try {
-    const buf = Buffer.alloc(n);
-    let got = 0;
-    while (got < n) {
-      const k = readSync(fd, buf, got, n - got, got);
-      if (k === 0) break;
-      got += k;
-    }
-    return buf.subarray(0, got);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Reads and parses a JSON file with the size cap; problems become located issues. */
-function readJson(file: string, issues: Issues, maxBytes: number): LocatedJson | undefined {
-  let size: number;
+function readJson(open: ReturnType<typeof openContained>, issues: Issues, maxBytes: number): LocatedJson | undefined {
+  if ("refused" in open) {
+    issues.add({ line: 1, column: 1 }, `cannot read: ${open.refused === "missing" ? "no such file" : ATTACH_REFUSED[open.refused]}`);
+    return undefined;
+  }
+  let bytes: Buffer;
   try {
-    size = statSync(file).size;
-  } catch (e) {
-    issues.add({ line: 1, column: 1 }, `cannot read: ${(e as Error).message}`);
-    return undefined;
+    const size = open.stat.size;
+    if (size > maxBytes) {
+      issues.add({ line: 1, column: 1 }, `the file is ${size} bytes, over the ${maxBytes}-byte limit for an eval file; move large inputs into files the cases attach`);
+      return undefined;
+    }
+    bytes = readPrefixFd(open.fd, size);
+  } finally {
+    closeSync(open.fd);
   }
-  if (size > maxBytes) {
-    issues.add({ line: 1, column: 1 }, `the file is ${size} bytes, over the ${maxBytes}-byte limit for an eval file; move large inputs into files the cases attach`);
-    return undefined;
-  }
-  const bytes = readPrefix(file, size);
   const bad = firstInvalidUtf8(bytes);
   if (bad >= 0) {
     issues.add({ line: 1, column: 1 }, `not UTF-8 text (bad byte at offset ${bad}); save it as UTF-8`);
@@ -259,7 +245,7 @@ function readJson(file: string, issues: Issues, maxBytes: number): LocatedJson |
  */
 export function loadTriggerEvals(file: string, skills: readonly Skill[]): { tasks: SkillEvalTask[]; issues: TaskLoadIssue[] } {
   const issues: TaskLoadIssue[] = [];
-  const json = readJson(file, new Issues(issues, file), DEFAULTS.maxEvalFileBytes);
+  const json = readJson(openRegular(file), new Issues(issues, file), DEFAULTS.maxEvalFileBytes);
   const fail = (message: string, at: Position = { line: 1, column: 1 }) =>
     new InputError(`${file}:${at.line}:${at.column}: ${message}`, { file, line: at.line, hintIds: ["file"] });
   if (!json) throw fail(issues[0]?.message ?? "cannot read", issues[0] ? { line: issues[0].line, column: issues[0].column ?? 1 } : undefined);
