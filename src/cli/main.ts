@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { CancelledError, EndpointUnreachableError, InputError, ModelConfigError, SkillFollowingError } from "../core/errors.js";
+import { CancelledError, EndpointUnreachableError, InputError, ModelConfigError, NoModelError, SkillFollowingError } from "../core/errors.js";
+import { ModelDownloadError } from "../core/models/local/download.js";
 import { DownloadError } from "../core/tasks/download.js";
 import { closest } from "../shared/suggest.js";
 import { TOOL_VERSION } from "../core/version.js";
@@ -17,11 +18,11 @@ export const EXIT_CODES = {
   ok: 0,
   /** Some runs failed (model errors after retries); resuming retries them. */
   runsFailed: 1,
-  /** Bad input: a file that does not parse, an option out of range, no model configured. */
+  /** Bad input: a file that does not parse, an option out of range, a model setting that cannot work. */
   badInput: 2,
   /** report --fail-on: the condition holds. */
   failOn: 3,
-  /** Nothing answers at the model endpoint, or a task-set download failed. */
+  /** No model to reach: nothing answers at the endpoint, none is configured or found, or a download (task set, local model) failed. */
   unreachable: 4,
   cancelled: 130,
 } as const;
@@ -41,7 +42,7 @@ ${DIFF_USAGE}
 ${TASKS_USAGE}
 
 Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 3 the --fail-on condition holds;
-4 the model endpoint or the download location could not be reached; 130 interrupted.`;
+4 no model could be reached (the endpoint does not answer, none is configured, or a download failed); 130 interrupted.`;
 
 const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, diff: DIFF_USAGE, tasks: TASKS_USAGE };
 
@@ -99,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
       logger.debug(err.stack ?? `${err.name}: ${err.message}`);
       const hint = renderHint(err.options.hint, err.options.hintIds);
       if (hint) process.stderr.write(`hint: ${hint}\n`);
-      if (err instanceof EndpointUnreachableError || err instanceof DownloadError) return EXIT_CODES.unreachable;
+      if (err instanceof EndpointUnreachableError || err instanceof NoModelError || err instanceof DownloadError || err instanceof ModelDownloadError) return EXIT_CODES.unreachable;
       return err instanceof InputError || err instanceof ModelConfigError ? EXIT_CODES.badInput : EXIT_CODES.runsFailed;
     }
     logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));

@@ -1,4 +1,4 @@
-import { CancelledError, ModelConfigError } from "../core/errors.js";
+import { CancelledError, ModelConfigError, NoModelError } from "../core/errors.js";
 import { modelsCacheDir } from "../core/layout.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { DEFAULT_LOCAL_MODEL, isLocalModelName, LOCAL_PREFIX, megabytes } from "../core/models/local/catalog.js";
@@ -46,6 +46,8 @@ export interface ResolvedModelConfig {
   source: "flags" | "env" | "ollama" | "local-default";
   /** The model runs in-process (`model` is `local:<name|file.gguf>`): no endpoint, no key. */
   local?: true;
+  /** The local default: where Ollama was looked for and why it did not answer (for the message if the download fails). */
+  ollamaProbe?: { url: string; reason: string };
 }
 
 /** SKILL_FOLLOWING_NO_LOCAL: set to anything but "", "0" or "false". */
@@ -138,14 +140,20 @@ export async function resolveModelConfig(input: ResolveModelInput): Promise<Reso
       logger.info(
         `model: no API key, endpoint or Ollama found, so using the local default ${e.title} (${megabytes(e.bytes)}, ${e.license}), downloaded once to ${modelsCacheDir(env)} and run in-process; --no-local turns this off`,
       );
-      return { model: `${LOCAL_PREFIX}${e.name}`, source: "local-default", local: true };
+      return { model: `${LOCAL_PREFIX}${e.name}`, source: "local-default", local: true, ollamaProbe: { url: ollama, reason: probe.reason } };
     }
     // Never download what cannot run: say why instead.
     localNote = `The local default model cannot run in this installation (${runtime.reason}).`;
   }
-  throw new ModelConfigError([unconfiguredMessage(ollama, probe.reason, flagModel), localNote].filter(Boolean).join("\n"), {
-    hint: "Set OPENAI_API_KEY, start Ollama, or pass --base-url and --model for any OpenAI-compatible server.",
-    hintIds: ["apiKey", "baseUrl", "model"],
+  throw noModelError(ollama, probe.reason, flagModel, localNote);
+}
+
+/** Nothing configured and nothing found (CLI exit code 4): the list of every way to get a model, and why the local default did not serve. */
+export function noModelError(ollamaUrl: string, ollamaReason: string, model: string | undefined, localNote: string, cause?: unknown): NoModelError {
+  return new NoModelError([unconfiguredMessage(ollamaUrl, ollamaReason, model), localNote].filter(Boolean).join("\n"), {
+    hint: "Set OPENAI_API_KEY, start Ollama, pass --base-url and --model for any OpenAI-compatible server, or run a local model.",
+    hintIds: ["apiKey", "baseUrl", "model", "modelsMirror"],
+    ...(cause === undefined ? {} : { cause }),
   });
 }
 
@@ -163,7 +171,8 @@ export function unconfiguredMessage(ollamaUrl: string, ollamaReason: string, mod
     "  llama.cpp:   llama-server -m <model>.gguf --port 8080   then --base-url http://127.0.0.1:8080/v1 --model <any name>",
     "  OpenRouter:  export OPENAI_API_KEY=<openrouter key> OPENAI_BASE_URL=https://openrouter.ai/api/v1   then --model openai/gpt-4o-mini",
     "  VS Code:     inside the editor, run \"Skill Following: Evaluate This Skill\" and pick one of the editor's own language models (e.g. Copilot); no key needed.",
-    `  Local:       --model local:${DEFAULT_LOCAL_MODEL.name} (${megabytes(DEFAULT_LOCAL_MODEL.bytes)}, downloaded once) or --model local:<file.gguf>: runs in-process, no server, no key`,
+    `  Local:       --model local:${DEFAULT_LOCAL_MODEL.name} (${megabytes(DEFAULT_LOCAL_MODEL.bytes)}, downloaded once; offline, from a mirror: SKILL_FOLLOWING_MODELS_MIRROR=<url>)`,
+    "               or --model local:<file.gguf> (any GGUF file on disk): runs in-process, no server, no key",
     "With --base-url and no --model, the server's first listed model (GET <base-url>/models) is used.",
   ].join("\n");
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { InputError } from "../core/errors.js";
+import { EndpointUnreachableError, InputError } from "../core/errors.js";
 import { ensureDataDir, freshRunFile } from "../core/layout.js";
 import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
@@ -12,7 +12,10 @@ import type { ModelClient } from "../core/models/types.js";
 import type { RunSettings } from "../core/settings.js";
 import type { TaskSet } from "../core/tasks/schema.js";
 import { openLocalModel } from "./local-model.js";
-import { resolveModelConfig } from "./resolve-model.js";
+import { OPENING_HOLD_MS, OpeningLines } from "./opening-lines.js";
+import { noModelError, resolveModelConfig, type ResolvedModelConfig } from "./resolve-model.js";
+import type { LocalModelClient } from "../core/models/local/client.js";
+import { ModelDownloadError } from "../core/models/local/download.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
 import { readRunSummaries } from "../core/runs/store.js";
@@ -68,8 +71,8 @@ Evaluation options:
   --rae-only                    Short for --design rae-only.
 ${settingsUsage()}
 The API key comes from OPENAI_API_KEY (never a flag); a judge on another endpoint uses SKILL_FOLLOWING_JUDGE_API_KEY.
-Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 4 the model endpoint or the download location
-could not be reached; 130 interrupted.`;
+Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 4 no model could be reached (the endpoint does
+not answer, none is configured, or a download failed); 130 interrupted.`;
 
 /** `run`'s arguments as parseArgs reads them (usage errors are InputErrors). */
 export function parseRunArgs(argv: string[]) {
@@ -106,7 +109,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const layout = cliLayout(values["cache-dir"]);
   if (config.local && settings.batch) throw new InputError(`${config.model} runs in-process: there is no batch API to send its requests to; drop --batch`);
   const effective = config.source === "local-default" ? firstRunSubset(settings, taskSet, logger) : settings;
-  const local = config.local ? await openLocalModel(config.model, { logger, signal }) : undefined;
+  const local = config.local ? await openLocal(config, logger, signal) : undefined;
   try {
     const clientOptions = { baseURL: config.baseURL, apiKey: config.apiKey, model: config.model, timeoutMs: settings.timeoutSeconds * 1000, logger };
     const inner: ModelClient =
@@ -119,6 +122,19 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   } finally {
     // The weights (hundreds of MB) are freed as soon as the evaluation is over.
     await local?.dispose();
+  }
+}
+
+/**
+ * Opens a local model. The local default stands in for a configured model: when it cannot be had (offline, a bad
+ * mirror), the error lists every other way to get a model, not only where else the file could come from.
+ */
+async function openLocal(config: ResolvedModelConfig, logger: Logger, signal: AbortSignal): Promise<LocalModelClient> {
+  try {
+    return await openLocalModel(config.model, { logger, signal });
+  } catch (error) {
+    if (config.source !== "local-default" || !config.ollamaProbe || !(error instanceof ModelDownloadError)) throw error;
+    throw noModelError(config.ollamaProbe.url, config.ollamaProbe.reason, undefined, `The local default model could not be downloaded: ${error.message}.`, error);
   }
 }
 
@@ -152,10 +168,12 @@ interface EvaluationInputs {
 }
 
 async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
-  const { values, skillPaths, scan, taskSet, settings, shard, inner, model, endpoint, config, layout, logger, signal } = i;
+  const { values, skillPaths, scan, taskSet, settings, shard, inner, model, endpoint, config, layout, signal } = i;
+  // Held until the endpoint has answered once: an unreachable one ends the run in three lines (model, error, hint).
+  const logger = new OpeningLines(i.logger);
   // The data folder (and its .gitignore) only when something goes there: the run file or the caches.
   if (!values.out || !values["cache-dir"]) ensureDataDir(layout);
-  const client = settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner;
+  const client = logger.watch(settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner);
   const judge = judgeEndpoint(settings, config, process.env, layout.responsesDir, logger);
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
@@ -182,6 +200,8 @@ async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
       logger,
       signal,
       onProgress: (p) => {
+        if (logger.holding && p.elapsedMs >= OPENING_HOLD_MS) logger.release();
+        if (logger.holding) return;
         // Every 5 s, and at once when the run moves to another phase (starting the sandbox → model calls → …).
         const now = Date.now();
         if (now - lastPrint < 5000 && p.phase === lastPhase && p.done < p.total) return;
@@ -191,6 +211,7 @@ async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
         logger.info(`  ${progressLine(p)}`);
       },
     });
+    logger.release();
     const back = await readRunSummaries(result.runFile);
     const report = buildReport([{ header: result.header, records: back.records, stops: back.stops }]);
     process.stdout.write(`${renderText(report)}\n`);
@@ -205,6 +226,11 @@ async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
       return 1;
     }
     return 0;
+  } catch (error) {
+    // A run that never reached its endpoint never started: its opening lines are not shown.
+    if (error instanceof EndpointUnreachableError) logger.drop();
+    else logger.release();
+    throw error;
   } finally {
     await grader.dispose();
   }

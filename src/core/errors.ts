@@ -75,6 +75,12 @@ export class EndpointUnreachableError extends ModelRequestError {
   }
 }
 
+/**
+ * No model can be had: none is configured, none answers where one is looked for (a local Ollama), and the local
+ * default is off, cannot run here or cannot be downloaded. The message lists every way to get one. CLI exit code 4.
+ */
+export class NoModelError extends ModelConfigError {}
+
 /** The user (or a stopping rule) cancelled; finished work is kept. */
 export class CancelledError extends SkillFollowingError {
   constructor(message = "cancelled") {

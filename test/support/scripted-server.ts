@@ -24,11 +24,13 @@ export type FaultKind =
   | "503"
   | "reset"
   | "stall"
+  /** Opt-in: the response headers (200) go out, then nothing: past the SDK's timeout, only the client's own deadline helps. */
+  | "stall-after-headers"
   | "truncated-stream"
   | "malformed-json"
   | "bad-tool-args";
 
-/** Every fault the client must survive without changing the outcome; "bad-tool-args" is opt-in. */
+/** Every fault the client must survive without changing the outcome; "bad-tool-args" and "stall-after-headers" are opt-in. */
 export const TRANSPORT_FAULTS: FaultKind[] = ["429", "500", "503", "reset", "stall", "truncated-stream", "malformed-json"];
 
 export type ScriptFn = (req: ChatCompletionRequestBody, ctx: { callIndex: number }) => ScriptedReply | Promise<ScriptedReply>;
@@ -232,6 +234,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
             res.write(`data: ${streamEvents(id, body.model, buildCompletion(body, { content: "stalled" }), false)[0]}\n\n`);
             emit({ type: "chunk", seq, n: 1 });
           }
+          emit({ type: "stalled", seq, streaming });
+          return;
+        case "stall-after-headers":
+          res.writeHead(200, { "content-type": streaming ? "text/event-stream" : "application/json" });
+          res.flushHeaders();
           emit({ type: "stalled", seq, streaming });
           return;
         case "malformed-json": {

@@ -17,6 +17,11 @@ export interface OpenAIClientOptions {
   model: string;
   /** Deadline of one attempt, headers to last byte (default 120 s). */
   timeoutMs?: number;
+  /**
+   * How long an attempt may wait for the response headers (default: timeoutMs). A non-streamed answer's headers come
+   * only once it is generated, so this is below timeoutMs only for endpoints known to answer fast.
+   */
+  firstByteTimeoutMs?: number;
   /** Retries after the first attempt (default 6). */
   maxRetries?: number;
   stream?: boolean;
@@ -72,6 +77,17 @@ export function isLocalEndpoint(baseURL: string): boolean {
   return a === 127 || a === 10 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31);
 }
 
+/** The fetch standard's "bad ports" (https://fetch.spec.whatwg.org/#port-blocking), which Node's fetch refuses. */
+const BLOCKED_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
+  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723,
+  2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+function effectivePort(u: URL): number {
+  return u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
+}
+
 /**
  * A base URL that cannot work is a configuration error, not a connection failure to retry: fetch refuses URLs with
  * credentials (`https://user:key@host/v1`), and a non-http(s) or unparsable URL never connects.
@@ -85,6 +101,13 @@ function assertUsableBaseUrl(baseURL: string): void {
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
     throw new ModelConfigError(`The base URL must start with http:// or https:// (got ${u.protocol}).`, { hintIds: ["baseUrl"] });
+  }
+  if (BLOCKED_PORTS.has(effectivePort(u))) {
+    // fetch refuses these before connecting, with an error that carries no code: every retry would fail the same way.
+    throw new EndpointUnreachableError(`Nothing can be reached at ${describeEndpoint(baseURL)}: port ${effectivePort(u)} is one HTTP clients refuse to connect to (the fetch standard's blocked ports)`, describeEndpoint(baseURL), {
+      hint: "Run the model server on another port (8000, 8080, 11434 …) and point the base URL at it.",
+      hintIds: ["baseUrl"],
+    });
   }
   if (u.username || u.password) {
     throw new ModelConfigError(`The base URL ${describeEndpoint(baseURL)} carries credentials (user:key@host), which HTTP clients refuse.`, {
@@ -149,7 +172,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     apiKey,
     baseURL,
     maxRetries: 0,
-    timeout: timeoutMs,
+    // The SDK's timeout stops at the response headers: it is the first-byte limit; ours covers the whole exchange.
+    timeout: Math.min(options.firstByteTimeoutMs ?? timeoutMs, timeoutMs),
     // The SDK logs to console at OPENAI_LOG levels; the core speaks only through our Logger.
     logLevel: "off",
   });
@@ -258,11 +282,24 @@ interface RetrierConfig {
 /** Connection failures that mean "nothing is listening there", as opposed to a flaky network. */
 const NOTHING_LISTENING = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 
+/** Failures in which no HTTP answer came back at all: the server was silent, hung up, or never reached. */
+const SILENT: ReadonlySet<Failure["kind"]> = new Set(["timeout", "connection", "transport"]);
+
+/**
+ * The breaker: this many silent attempts in a row (any call of this client), from an endpoint that has not answered
+ * once in this run, stop the evaluation. At the default concurrency of 4 the first wave of attempts is enough.
+ */
+export const SILENT_ATTEMPTS_TO_TRIP = 3;
+
 /** The one retry layer: attempts under their own deadline, backoff honouring Retry-After, typed final errors. */
 class Retrier {
   readonly id: string;
   /** Some request of this client got an answer: a later connection failure is a hiccup, not a dead endpoint. */
   private answered = false;
+  /** Silent attempts in a row, over every call of this client (any other outcome resets it). */
+  private silentStreak = 0;
+  /** Once tripped, every call fails at once with this (a new client, e.g. a resumed run, starts afresh). */
+  private tripped: EndpointUnreachableError | undefined;
 
   constructor(private readonly c: RetrierConfig) {
     this.id = c.id;
@@ -275,21 +312,22 @@ class Retrier {
     let switched = false;
     for (let n = 1; n <= c.attempts; n++) {
       if (userSignal?.aborted) throw new CancelledError();
+      if (this.tripped) throw this.tripped;
       const outcome = await this.attempt(request, n, userSignal);
       if (outcome.ok) {
         this.answered = true;
+        this.silentStreak = 0;
         if (n > 1) c.logger.debug(`model request succeeded on attempt ${n} (${c.id})`);
         return outcome.response;
       }
       last = outcome;
       const { failure, error } = outcome;
-      if (n >= 2 && !this.answered && failure.kind === "connection" && NOTHING_LISTENING.has(errnoCode(error) ?? "")) {
-        // Refused twice and never answered: a dead endpoint fails fast with one message, not minutes of retries.
-        throw new EndpointUnreachableError(`Nothing is listening at ${c.endpoint} (${errnoCode(error)})`, c.endpoint, {
-          hint: "Start the model server, or point the base URL at one that runs.",
-          hintIds: ["baseUrl", "log"],
-          cause: c.redaction.cause(error),
-        });
+      this.silentStreak = SILENT.has(failure.kind) ? this.silentStreak + 1 : 0;
+      const nothingListening = failure.kind === "connection" && NOTHING_LISTENING.has(errnoCode(error) ?? "");
+      if (!this.answered && ((n >= 2 && nothingListening) || this.silentStreak >= SILENT_ATTEMPTS_TO_TRIP)) {
+        // Refused twice, or silent several times in a row, and never answered: a dead or hung endpoint fails fast
+        // with one message, not minutes of retries per task.
+        throw (this.tripped = this.unreachable(failure, error, nothingListening));
       }
       if (!switched && request.maxTokens !== undefined && unsupportedParameter(error, "max_tokens")) {
         // Requests in flight when the first refusal arrived are refused too; each switches once and goes again.
@@ -333,6 +371,31 @@ class Retrier {
       deadline.dispose();
       userSignal?.removeEventListener("abort", onUserAbort);
     }
+  }
+
+  private unreachable(failure: Failure, error: unknown, nothingListening: boolean): EndpointUnreachableError {
+    const { c } = this;
+    const code = errnoCode(error);
+    if (nothingListening && (code === "ENOTFOUND" || code === "EAI_AGAIN")) {
+      return new EndpointUnreachableError(`Nothing can be reached at ${c.endpoint}: its host name does not resolve (${code})`, c.endpoint, {
+        hint: "Check the host name in the base URL (and that this machine is online), or point it at a server that runs.",
+        hintIds: ["baseUrl", "log"],
+        cause: c.redaction.cause(error),
+      });
+    }
+    if (nothingListening) {
+      return new EndpointUnreachableError(`Nothing is listening at ${c.endpoint} (${code})`, c.endpoint, {
+        hint: "Start the model server, or point the base URL at one that runs.",
+        hintIds: ["baseUrl", "log"],
+        cause: c.redaction.cause(error),
+      });
+    }
+    // Accepts connections and never answers (a hung server, a proxy, a firewall).
+    return new EndpointUnreachableError(`No answer from ${c.endpoint}: ${this.silentStreak} attempts in a row failed (${failure.summary}), and it has not answered once in this run`, c.endpoint, {
+      hint: "Check that the model server is running and not stuck; if it is only slow to answer, allow more time per request.",
+      hintIds: ["timeoutSeconds", "baseUrl", "log"],
+      cause: c.redaction.cause(error),
+    });
   }
 
   /** A failure no retry can fix (400, 401, 404 …): the error says why and what to change. */

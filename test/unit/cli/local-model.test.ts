@@ -103,7 +103,8 @@ describe("skill-following run with a local model (generated GGUF, in-process)", 
 
     it("is announced in one line, plans the first-run subset, and refuses a file of the wrong size before downloading", async () => {
       const r = await run(["--skills", "skills", "--tasks", path.join(repoRoot, "samples/python-basics.jsonl")], { SKILL_FOLLOWING_MODELS_MIRROR: mirror.url });
-      assert.equal(r.code, 1, r.stderr);
+      // No model could be had: exit code 4, as for an unreachable endpoint (was 1, "runs failed", before issue 23).
+      assert.equal(r.code, 4, r.stderr);
       assert.match(r.stderr, /using the local default Qwen2\.5-Coder-0\.5B-Instruct \(Q4_K_M\) \(491 MB, Apache-2\.0\), downloaded once to .*models and run in-process; --no-local turns this off/);
       assert.match(r.stderr, /local default: evaluating the first 6 of 43 tasks .*--limit 43 runs them all/);
       assert.match(r.stderr, /offers \d+ bytes but Qwen2\.5-Coder-0\.5B-Instruct \(Q4_K_M\) is pinned at 491400064; refused without downloading/);
@@ -114,15 +115,16 @@ describe("skill-following run with a local model (generated GGUF, in-process)", 
 
     it("offline: a clear error, with where else the file can come from", async () => {
       const r = await run([...base], { SKILL_FOLLOWING_MODELS_MIRROR: `http://127.0.0.1:${await closedPort()}` });
-      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.code, 4, r.stderr);
       assert.match(r.stderr, /cannot download Qwen2\.5-Coder-0\.5B-Instruct \(Q4_K_M\) \(491 MB\): 127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); this machine looks offline/);
-      assert.match(r.stderr, /hint: .*SKILL_FOLLOWING_MODELS_MIRROR=<url>/);
+      // Every way to get a model: a key, Ollama, a base URL, a mirror, a local file.
+      for (const way of [/OPENAI_API_KEY/, /Ollama/, /--base-url/, /SKILL_FOLLOWING_MODELS_MIRROR=<url>/, /--model local:<file\.gguf>/]) assert.match(r.stderr, way);
     });
 
     it("--no-local, or SKILL_FOLLOWING_NO_LOCAL=1, keeps it an error that lists every backend", async () => {
       for (const [args, extra] of [[["--no-local"], {}], [[], { SKILL_FOLLOWING_NO_LOCAL: "1" }]] as const) {
         const r = await run([...base, ...args], extra);
-        assert.equal(r.code, 2, r.stderr);
+        assert.equal(r.code, 4, r.stderr);
         assert.match(r.stderr, /No model is configured.*\n[\s\S]*The local default model is off/);
       }
       assert.equal(mirror.requests.length, 1, "nothing was fetched");

@@ -153,6 +153,50 @@ describe("retry and error classification", () => {
     });
   });
 
+  it("no headers within the first-byte limit: the attempt ends there, long before the request timeout", { timeout: 120_000 }, async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["stall"] } });
+    try {
+      // A request timeout of an hour: only the first-byte limit can end these attempts before the test's own timeout.
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", timeoutMs: 3_600_000, firstByteTimeoutMs: 100, maxRetries: 1, ...virtualClock().options, env: {} });
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => e instanceof ModelRequestError && !(e instanceof EndpointUnreachableError) && /2 attempts \(request timed out\)/.test(e.message));
+      assert.equal(server.faultsInjected.stall, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("silent 3 times in a row and never answered: the breaker stops with EndpointUnreachableError, and later calls fail without a request", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["stall"] } });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", timeoutMs: 100, maxRetries: 6, ...virtualClock().options, env: {} });
+      const breaker = (e: unknown) => {
+        assert.ok(e instanceof EndpointUnreachableError, String(e));
+        assert.match(e.message, /^No answer from http:\/\/127\.0\.0\.1:\d+\/v1: 3 attempts in a row failed \(request timed out\), and it has not answered once in this run$/);
+        assert.deepEqual(e.options.hintIds, ["timeoutSeconds", "baseUrl", "log"]);
+        return true;
+      };
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), breaker);
+      assert.equal(server.faultsInjected.stall, 3);
+      await assert.rejects(client.complete(ask, { sampleIndex: 1 }), breaker);
+      assert.equal(server.faultsInjected.stall, 3, "a tripped client sends nothing");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("silent after it once answered: retried to the last attempt as before, no breaker", async () => {
+    // The first call is answered; every later one is held forever (the server never replies).
+    const server = await startScriptedServer({ script: (_req, ctx) => (ctx.callIndex === 0 ? { content: "ok" } : new Promise<ScriptedReply>(() => undefined)) });
+    try {
+      const client = createOpenAIClient({ baseURL: server.url, model: "m", timeoutMs: 100, maxRetries: 4, ...virtualClock().options, env: {} });
+      await client.complete(ask, { sampleIndex: 0 });
+      await assert.rejects(client.complete(ask, { sampleIndex: 1 }), (e: unknown) => e instanceof ModelRequestError && !(e instanceof EndpointUnreachableError) && /5 attempts \(request timed out\)/.test(e.message));
+      assert.equal(server.calls, 6);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a stalled answer times out and is retried", async () => {
     const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["stall"] } });
     try {
