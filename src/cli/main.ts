@@ -6,6 +6,7 @@ import { TOOL_VERSION } from "../core/version.js";
 import { ABLATE_USAGE, ablateCommand } from "./ablate-command.js";
 import { renderHint } from "./hints.js";
 import { stderrLogger } from "./logger.js";
+import { LINT_USAGE, lintCommand } from "./lint-command.js";
 import { MERGE_USAGE, mergeCommand } from "./merge-command.js";
 import { REPORT_USAGE, reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
@@ -37,10 +38,12 @@ ${MERGE_USAGE}
 
 ${TASKS_USAGE}
 
+${LINT_USAGE}
+
 Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 3 the --fail-on condition holds;
 4 the model endpoint or the download location could not be reached; 130 interrupted.`;
 
-const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, tasks: TASKS_USAGE };
+const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, tasks: TASKS_USAGE, lint: LINT_USAGE };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -71,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
         return await mergeCommand(rest, logger);
       case "tasks":
         return await tasksCommand(rest, logger, controller.signal);
+      case "lint":
+        return await lintCommand(rest, logger);
       case "--version":
       case "-v":
         process.stdout.write(`${TOOL_VERSION}\n`);

@@ -29,6 +29,7 @@ export const SKILL_FINDING_CODES = {
   "duplicate-name": { severity: "error", skips: true, doc: "Another scanned skill already has this name; the later one is skipped." },
   "description-missing": { severity: "error", skips: true, doc: "No `description` field, or it is empty or not a string." },
   "description-too-long": { severity: "error", skips: false, doc: "The description is longer than 1024 characters." },
+  "description-angle-brackets": { severity: "error", skips: false, doc: "The description contains `<` or `>` (skill-creator's quick_validate.py rejects it; Claude.ai refuses XML tags in frontmatter)." },
   "compatibility-too-long": { severity: "error", skips: false, doc: "`compatibility` is longer than 500 characters." },
   "field-type": { severity: "warning", skips: false, doc: "An optional field has the wrong type (license, compatibility, metadata, allowed-tools); it is ignored." },
   "unknown-field": { severity: "info", skips: false, doc: "A frontmatter key the Agent Skills format does not define." },

@@ -284,6 +284,10 @@ function checkDescription(fields: Fields, at: YamlSpans, out: FindingList): stri
   if (description.length > MAX_DESCRIPTION_LENGTH) {
     out.add("description-too-long", `description is ${description.length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}: shorten it and move detail into the body`, descF.span);
   }
+  // quick_validate.py's rule (skill-creator): the description goes into the system prompt, where `<…>` reads as markup.
+  if (/[<>]/.test(description)) {
+    out.add("description-angle-brackets", "description contains `<` or `>`, which skill-creator's quick_validate.py and Claude.ai reject: write the words instead (e.g. \"returns\" for `->`, \"less than\" for `<`)", descF.span);
+  }
   return description;
 }
 

@@ -69,6 +69,13 @@ export function loadSkillEvals(skills: readonly Skill[], options: SkillEvalsOpti
   return taskSetOf(SKILL_EVALS, commonFolder(files), tasks, issues);
 }
 
+/** The located issues of one skill's eval file, without building a task set (what `lint` reports). */
+export function checkSkillEvalsFile(skill: Skill, file: string, options: SkillEvalsOptions = {}): TaskLoadIssue[] {
+  const issues: TaskLoadIssue[] = [];
+  readEvalsFile(skill, file, new Issues(issues, file), { ...DEFAULTS, ...options });
+  return issues;
+}
+
 /** A task set from tasks already built (hash over their canonical content, so any edit to a prompt or file shows). */
 export function taskSetOf(name: string, file: string, tasks: SkillEvalTask[], issues: TaskLoadIssue[]): TaskSet {
   const hash = createHash("sha256").update(JSON.stringify(tasks)).digest("hex");
