@@ -31,6 +31,7 @@ export const SKILL_FINDING_CODES = {
   "description-too-long": { severity: "error", skips: false, doc: "The description is longer than 1024 characters." },
   "description-angle-brackets": { severity: "error", skips: false, doc: "The description contains `<` or `>` (skill-creator's quick_validate.py rejects it; Claude.ai refuses XML tags in frontmatter)." },
   "compatibility-too-long": { severity: "error", skips: false, doc: "`compatibility` is longer than 500 characters." },
+  "field-not-string": { severity: "warning", skips: false, doc: "`name` or `description` is a YAML number or boolean; it loads as typed, but skill-creator's quick_validate.py requires a string." },
   "field-type": { severity: "warning", skips: false, doc: "An optional field has the wrong type (license, compatibility, metadata, allowed-tools); it is ignored." },
   "unknown-field": { severity: "info", skips: false, doc: "A frontmatter key the Agent Skills format does not define." },
   "body-empty": { severity: "warning", skips: false, doc: "Nothing after the frontmatter: the agent gets no instructions when it loads the skill." },

@@ -11,7 +11,7 @@ import type { SkillFindingCode } from "./codes.js";
  *   starts with `---`, `---` … `---` block ........ frontmatter-missing, frontmatter-unterminated
  *   YAML parses, is a dictionary .................. yaml-syntax, frontmatter-not-mapping
  *   only the six allowed keys ..................... unknown-field (info here: Claude Code and Copilot define more keys)
- *   name and description present, strings ......... name-missing, description-missing
+ *   name and description present, strings ......... name-missing, description-missing, field-not-string
  *   name kebab-case, no edge/double hyphen, ≤ 64 .. name-format, name-length
  *   description without `<` `>`, ≤ 1024 ........... description-angle-brackets, description-too-long
  *   compatibility a string, ≤ 500 ................. field-type, compatibility-too-long
@@ -56,6 +56,7 @@ export const SKILL_RULES: Record<SkillFindingCode, SkillRule> = {
   "description-too-long": { sources: [SPEC, QV], help: "Shorten the description to at most 1024 characters; move detail into the body." },
   "description-angle-brackets": { sources: [QV], help: "Remove `<` and `>` from the description: write the words (\"returns\", \"less than\") instead." },
   "compatibility-too-long": { sources: [SPEC, QV], help: "Shorten `compatibility` to at most 500 characters." },
+  "field-not-string": { sources: [QV], help: "Quote the value so YAML reads it as a string (name: \"2024\")." },
   "field-type": { sources: [SPEC, QV], help: "Give the field the type the format defines (license, compatibility: string; metadata: string map; allowed-tools: list)." },
   "unknown-field": { sources: [SPEC, QV], help: "Remove the key or fix its spelling (quick_validate.py rejects keys other than name, description, license, compatibility, metadata, allowed-tools)." },
   "body-empty": { sources: [OURS], help: "Write the instructions the agent follows after the closing `---`." },

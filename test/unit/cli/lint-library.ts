@@ -28,6 +28,7 @@ export function writeLintLibrary(): { root: string; paths: string[] } {
   put(`${s}/long-desc/SKILL.md`, skill(`name: long-desc\ndescription: ${"w".repeat(1025)}`));
   put(`${s}/compat/SKILL.md`, skill(`name: compat\ndescription: d\ncompatibility: ${"c".repeat(501)}`));
   put(`${s}/field-type/SKILL.md`, skill("name: field-type\ndescription: d\nlicense: [MIT]"));
+  put(`${s}/2024/SKILL.md`, skill("name: 2024\ndescription: d"));
   put(`${s}/unknown/SKILL.md`, skill("name: unknown\ndescription: d\nextra: 1"));
   put(`${s}/empty-body/SKILL.md`, skill("name: empty-body\ndescription: d", ""));
   put(`${s}/long-body/SKILL.md`, skill("name: long-body\ndescription: d", "line\n".repeat(501)));
