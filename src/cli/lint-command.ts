@@ -29,7 +29,8 @@ export async function lintCommand(argv: string[], logger: Logger, cwd = process.
   for (const p of positionals) {
     if (!existsSync(path.resolve(cwd, p))) throw new InputError(`${p}: no such file or folder`, { hint: "skill-following lint takes skills folders, skill folders or SKILL.md files." });
   }
-  const paths = positionals.length > 0 ? positionals.map((p) => path.resolve(cwd, p)) : findSkillRoots(cwd);
+  // An evals/evals.json names its skill: the skill folder is linted (its SKILL.md and its evals).
+  const paths = positionals.length > 0 ? positionals.map((p) => skillOf(path.resolve(cwd, p))) : findSkillRoots(cwd);
   if (paths.length === 0) throw new InputError(`no skills folder here (${DEFAULT_SKILL_ROOTS.join(", ")}): name the folders to lint`, { hint: "skill-following lint <skills-folder>" });
   const result = await lintSkills(paths);
   const output = { text: renderLintText, json: renderLintJson, sarif: renderLintSarif }[format](result, cwd);
@@ -47,6 +48,10 @@ export async function lintCommand(argv: string[], logger: Logger, cwd = process.
   const counts = countBySeverity(result.findings);
   if (format !== "text" || values.out) logger.info(summary(result, counts));
   return counts.error > 0 ? 1 : 0;
+}
+
+function skillOf(abs: string): string {
+  return /(^|[\\/])evals[\\/]evals\.json$/i.test(abs) ? path.dirname(path.dirname(abs)) : abs;
 }
 
 function summary(result: LintResult, c: Record<Severity, number>): string {

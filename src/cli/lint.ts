@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { SKILL_FINDING_CODES, scanSkills, type Finding, type SkillFindingCode } from "../core/skills/index.js";
+import { SKILL_FINDING_CODES, scanSkills, type Finding, type Skill, type SkillFindingCode } from "../core/skills/index.js";
 import { skillFixes, type SkillFix } from "../core/skills/fixes.js";
 import { SKILL_RULES, type RuleSource } from "../core/skills/rules.js";
 import { EVALS_FILE, checkSkillEvalsFile } from "../core/tasks/skill-evals.js";
@@ -124,8 +124,14 @@ export async function lintSkills(paths: string[]): Promise<LintResult> {
     const fixes = text === undefined ? [] : skillFixes(f.file, text).filter((x) => x.fixes.includes(f.code as SkillFindingCode));
     return { ...withEnd(f, text), fixes };
   });
+  // A skill whose SKILL.md does not load still has its evals checked, under its folder's name.
+  const owners = new Map<string, Pick<Skill, "name" | "dir">>(scan.skills.map((s) => [s.dir, s]));
+  for (const f of scan.findings) {
+    const dir = path.dirname(path.resolve(f.file));
+    if (/^skill\.md$/i.test(path.basename(f.file)) && !owners.has(dir)) owners.set(dir, { name: path.basename(dir), dir });
+  }
   let evalsFiles = 0;
-  for (const skill of scan.skills) {
+  for (const skill of owners.values()) {
     const file = path.join(skill.dir, EVALS_FILE);
     if (!existsSync(file)) continue;
     evalsFiles++;

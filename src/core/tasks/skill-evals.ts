@@ -70,9 +70,10 @@ export function loadSkillEvals(skills: readonly Skill[], options: SkillEvalsOpti
 }
 
 /** The located issues of one skill's eval file, without building a task set (what `lint` reports). */
-export function checkSkillEvalsFile(skill: Skill, file: string, options: SkillEvalsOptions = {}): TaskLoadIssue[] {
+export function checkSkillEvalsFile(skill: Pick<Skill, "name" | "dir">, file: string, options: SkillEvalsOptions = {}): TaskLoadIssue[] {
   const issues: TaskLoadIssue[] = [];
-  readEvalsFile(skill, file, new Issues(issues, file), { ...DEFAULTS, ...options });
+  // Reading a file uses only the skill's name and folder, so a skill whose SKILL.md does not load can be named by its folder.
+  readEvalsFile(skill as Skill, file, new Issues(issues, file), { ...DEFAULTS, ...options });
   return issues;
 }
 

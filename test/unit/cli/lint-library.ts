@@ -36,6 +36,7 @@ export function writeLintLibrary(): { root: string; paths: string[] } {
   put(`${s}/yaml-warning/SKILL.md`, skill("name: yaml-warning\ndescription: !foo d"));
   put(`${s}/not-mapping/SKILL.md`, skill("- name\n- description"));
   put(`${s}/no-frontmatter/SKILL.md`, "# Title\n\nBody.\n");
+  put(`${s}/no-frontmatter/evals/evals.json`, '{"evals": [{"id": 1}]}\n'); // checked although SKILL.md does not load
   put(`${s}/unterminated/SKILL.md`, "---\nname: unterminated\ndescription: d\n");
   put(`${s}/big-frontmatter/SKILL.md`, skill(`name: big-frontmatter\ndescription: d\nmetadata:\n${"  k: v\n".repeat(11000)}`));
   put(`${s}/too-large/SKILL.md`, skill("name: too-large\ndescription: d", "x".repeat(1024 * 1024 + 1)));

@@ -120,7 +120,7 @@ describe("skill-following lint through the built CLI (dist/cli.js)", () => {
     assert.ok(lines.includes("skills/angle/SKILL.md:3:14: error description-angle-brackets: description contains `<` or `>`, which skill-creator's quick_validate.py and Claude.ai reject: write the words instead (e.g. \"returns\" for `->`, \"less than\" for `<`)"), r.stdout);
     const quote = lines.findIndex((l) => l.startsWith("skills/yaml-syntax/SKILL.md:3:14: error yaml-syntax:"));
     assert.equal(lines[quote + 1], '  quick fix: Quote the description (its ": " breaks the YAML)');
-    assert.match(lines.at(-1)!, /^32 files \(17 skills\): 22 errors, 12 warnings, 3 notes$/);
+    assert.match(lines.at(-1)!, /^33 files \(17 skills\): 23 errors, 12 warnings, 3 notes$/);
   });
 
   it("json: findings with relative paths, help, sources and fixes; the summary", async () => {
@@ -128,7 +128,7 @@ describe("skill-following lint through the built CLI (dist/cli.js)", () => {
     const r = await lint([...lib.paths, "--format", "json"], lib.root);
     assert.equal(r.code, 1, r.stderr);
     const out = JSON.parse(r.stdout) as { summary: Record<string, number>; findings: Array<{ file: string; line: number; code: string; sources: string[]; fixes: unknown[] }> };
-    assert.deepEqual(out.summary, { error: 22, warning: 12, info: 3 });
+    assert.deepEqual(out.summary, { error: 23, warning: 12, info: 3 });
     const angle = out.findings.find((f) => f.code === "description-angle-brackets")!;
     assert.deepEqual([angle.file, angle.line, angle.sources], ["skills/angle/SKILL.md", 3, ["skill-creator quick_validate.py"]]);
   });
@@ -148,6 +148,15 @@ describe("skill-following lint through the built CLI (dist/cli.js)", () => {
     const warnings = await lint(["skills/field-type", "skills/lower-case", "skills/unknown"], lib.root);
     assert.equal(warnings.code, 0, warnings.stdout);
     assert.match(warnings.stdout, /0 errors, 2 warnings, 1 notes/);
+  });
+
+  it("an evals/evals.json path lints its skill; the evals of a skill whose SKILL.md does not load are still checked", async () => {
+    const lib = writeLintLibrary();
+    const r = await lint(["skills/with-evals/evals/evals.json", "skills/no-frontmatter"], lib.root);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /^skills\/with-evals\/evals\/evals\.json:12:7: error evals-duplicate-id:/m);
+    assert.match(r.stdout, /^skills\/no-frontmatter\/evals\/evals\.json:1:\d+: error evals-schema: field "evals\.0\.prompt": missing \(required\)/m);
+    assert.match(r.stdout, /^skills\/no-frontmatter\/SKILL\.md:1:1: error frontmatter-missing/m);
   });
 
   it("bad input exits 2: a path that does not exist, an unknown option or format, no skills folder", async () => {
