@@ -1,17 +1,19 @@
 // Builds the .vsix a user installs: `npm run package` (or `node scripts/package.mjs [--out <file.vsix>] [--staging <dir>]`).
 //
-// Everything that ships is put into a staging folder first (out/vsix-staging), so the package holds exactly what
-// the extension needs and nothing of the repository: production bundles (minified, names kept), the Pyodide runtime,
-// the webview media and icon, the built-in sample task sets, the example skills, the README with every image and
-// document it links, and the LICENSE. vsce then packages that folder as it is. Building into the staging folder
-// (not dist/) leaves a developer's dist/ and the tests running against it alone.
+// What ships is what the top-level .vscodeignore allows (an allow-list; read with vsce's rules by vscodeignore.mjs):
+// production bundles (minified, names kept), the Pyodide runtime, the webview media and icon, the built-in sample task
+// sets, the example skills, the README with the images it links, and the LICENSE. Those files are put into a staging
+// folder first (out/vsix-staging): the bundles from a production build, everything else copied from the repository,
+// then anything the manifest does not allow is removed. vsce packages that folder with the same .vscodeignore.
+// Building into the staging folder (not dist/) leaves a developer's dist/ and the tests running against it alone.
 //
 // The README's relative links are not rewritten to a repository URL (there is no public one to point at): they
 // resolve inside the installed extension, which is where VS Code's extension page reads them from.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { relativeLinks } from "./readme-links.mjs";
+import { allowed, filesUnder, readManifest } from "./vscodeignore.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -31,47 +33,42 @@ function run(cmd, args, cwd) {
   if (r.status !== 0) fail(`${path.basename(cmd)} ${args.join(" ")} exited with ${r.status ?? r.signal}`);
 }
 
-function copy(rel) {
-  const from = path.join(root, rel);
-  if (!existsSync(from)) fail(`${rel} is missing`);
-  cpSync(from, path.join(staging, rel), { recursive: true });
-}
+/** Repository folders never read for the package (dependencies, build output, VCS, test caches). */
+const NOT_SOURCES = new Set(["node_modules", ".git", "dist", "out", ".vscode-test", ".skill-following", "test-results"]);
+
+if (!existsSync(path.join(root, ".vscodeignore"))) fail(".vscodeignore (the package manifest) is missing");
+const manifest = readManifest(root);
 
 rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging, { recursive: true });
 
 // 1. Production bundles (minified, keepNames) and the Pyodide runtime, into the staging folder's dist/.
 run(process.execPath, [path.join(root, "esbuild.mjs"), "--production", "--outdir", path.join(staging, "dist")], root);
-for (const f of readdirSync(path.join(staging, "dist"), { recursive: true })) {
-  if (String(f).endsWith(".map")) rmSync(path.join(staging, "dist", String(f)));
+
+// 2. Every repository file the manifest allows (media, samples, example skills, README, its images, LICENSE).
+for (const rel of filesUnder(root, NOT_SOURCES)) {
+  if (!allowed(rel, manifest)) continue;
+  mkdirSync(path.dirname(path.join(staging, rel)), { recursive: true });
+  copyFileSync(path.join(root, rel), path.join(staging, rel));
 }
 
-// 2. What the extension reads at run time: webview styles, walkthrough pages and icon; the built-in task sets; the
-//    example skills Try the Example copies.
-copy("media");
-copy("skills");
-mkdirSync(path.join(staging, "samples"), { recursive: true });
-for (const f of readdirSync(path.join(root, "samples"))) {
-  if (f.endsWith(".jsonl") || f === "README.md") copy(path.join("samples", f));
-}
-copy("LICENSE");
-
-// 3. The README and everything it links to (images, docs), so every link resolves on the extension page.
+// 3. Every image and document the README links must ship, or the extension page shows broken links.
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
-copy("README.md");
 for (const target of relativeLinks(readme)) {
-  const rel = path.normalize(target);
+  const rel = path.posix.normalize(target);
   if (rel.startsWith("..") || path.isAbsolute(rel)) fail(`README.md links outside the repository: ${target}`);
   if (!existsSync(path.join(root, rel))) fail(`README.md links to ${target}, which does not exist`);
-  if (!existsSync(path.join(staging, rel))) copy(rel);
+  if (!allowed(rel, manifest)) fail(`README.md links to ${target}, which .vscodeignore does not allow: add !${rel}`);
 }
 
-// 4. The manifest without what only the repository uses (scripts, dev tools); vsce must not run npm here.
-const manifest = { ...pkg };
-delete manifest.scripts;
-delete manifest.devDependencies;
-writeFileSync(path.join(staging, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-writeFileSync(path.join(staging, ".vscodeignore"), "**/*.map\n");
+// 4. The manifest without what only the repository uses (scripts, dev tools); vsce must not run npm here. Then drop
+//    whatever the allow-list leaves out (source maps of the build), so the staged folder is exactly the package.
+const pkgManifest = { ...pkg };
+delete pkgManifest.scripts;
+delete pkgManifest.devDependencies;
+writeFileSync(path.join(staging, "package.json"), `${JSON.stringify(pkgManifest, null, 2)}\n`);
+for (const rel of filesUnder(staging)) if (!allowed(rel, manifest)) rmSync(path.join(staging, rel));
+copyFileSync(path.join(root, ".vscodeignore"), path.join(staging, ".vscodeignore"));
 
 // 5. Package the folder as it is.
 const vsce = path.join(root, "node_modules", ".bin", process.platform === "win32" ? "vsce.cmd" : "vsce");

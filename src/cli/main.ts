@@ -8,6 +8,7 @@ import { ABLATE_USAGE, ablateCommand } from "./ablate-command.js";
 import { renderHint } from "./hints.js";
 import { stderrLogger } from "./logger.js";
 import { DIFF_USAGE, diffCommand } from "./diff-command.js";
+import { LINT_USAGE, lintCommand } from "./lint-command.js";
 import { MERGE_USAGE, mergeCommand } from "./merge-command.js";
 import { REPORT_USAGE, reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
@@ -41,10 +42,12 @@ ${DIFF_USAGE}
 
 ${TASKS_USAGE}
 
+${LINT_USAGE}
+
 Exit codes: 0 done; 1 runs failed (resume to retry them); 2 bad input; 3 the --fail-on condition holds;
 4 no model could be reached (the endpoint does not answer, none is configured, or a download failed); 130 interrupted.`;
 
-const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, diff: DIFF_USAGE, tasks: TASKS_USAGE };
+const COMMAND_USAGE: Record<string, string> = { run: RUN_USAGE, report: REPORT_USAGE, ablate: ABLATE_USAGE, merge: MERGE_USAGE, diff: DIFF_USAGE, tasks: TASKS_USAGE, lint: LINT_USAGE };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -77,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
         return await diffCommand(rest, logger);
       case "tasks":
         return await tasksCommand(rest, logger, controller.signal);
+      case "lint":
+        return await lintCommand(rest, logger);
       case "--version":
       case "-v":
         process.stdout.write(`${TOOL_VERSION}\n`);

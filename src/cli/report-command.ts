@@ -1,8 +1,9 @@
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { buildReport, failOn, skillCreatorExport, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderText } from "../core/report/index.js";
+import { buildReport, failOn, skillCreatorExport, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderSarif, renderText } from "../core/report/index.js";
+import { TOOL_VERSION } from "../core/version.js";
 import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
 import { mergeShardRuns, type LoadedRun } from "../core/runs/merge.js";
 import { readRunFile, readRunSummaries } from "../core/runs/store.js";
@@ -10,12 +11,14 @@ import type { RunRecord } from "../core/runs/types.js";
 import { ReportFormatSchema } from "../shared/vocabulary/index.js";
 import { choice, numberOption, parse } from "./args.js";
 
-export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv] [--out <file>]
+export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv|sarif] [--out <file>]
     [--fail-on harmful|any-harm] [--alpha <a>] [--exact]
        skill-following report <run.jsonl>... --format skill-creator [--out] <dir>
 skill-creator writes skill evals in skill-creator's iteration layout (per skill: benchmark.json; per eval:
 with_skill/ and without_skill/ runs with outputs, grading.json and timing.json) for its viewer.
 Section ablations (\`ablate\`) beside a run file are read with it; an ablation file may also be named directly.
+sarif puts significantly harmful skills and sections on their SKILL.md lines (SARIF 2.1.0, paths relative to the
+current folder) for GitHub code scanning.
 Shard run files (\`run --shard k/n\`) are merged as \`merge\` would (a missing shard is a warning).
 Exit codes: 0 done; 2 bad input; 3 the --fail-on condition holds.`;
 
@@ -72,7 +75,8 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   }
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
   if (format === "skill-creator") return writeExport(skillCreatorExport(mergeShardRuns(whole, logger), report), outDir!, logger);
-  const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv }[format];
+  const sarif = (r: typeof report) => renderSarif(r, { root: process.cwd(), readText: readTextOrUndefined, toolVersion: TOOL_VERSION });
+  const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv, sarif }[format];
   const output = render(report);
   if (values.out) {
     try {
@@ -114,5 +118,13 @@ function isRegularFile(file: string): boolean {
     return statSync(file).isFile();
   } catch {
     return false;
+  }
+}
+
+function readTextOrUndefined(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
   }
 }

@@ -11,6 +11,7 @@ export { renderMarkdown } from "./render-markdown.js";
 export { renderJUnit } from "./render-junit.js";
 export { renderCsv } from "./render-csv.js";
 export { renderHtml } from "./render-html.js";
+export { renderSarif, REPORT_SARIF_RULES, type SarifOptions } from "./render-sarif.js";
 export { escapeHtml, escapeMarkdown, escapeXml } from "./format.js";
 export { skillCreatorExport, type ExportFile } from "./skill-creator.js";
 export { diffSkill, diffRegressed, SkillDiffSchema, type SkillDiff, type DiffInput } from "./diff.js";

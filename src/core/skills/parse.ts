@@ -242,6 +242,8 @@ interface ScalarField {
   span: Span;
   present: boolean;
   wrongType: boolean;
+  /** A plain YAML number or boolean (`name: 2024`), kept as typed; quick_validate.py requires a string. */
+  notString?: "number" | "boolean";
 }
 
 function scalarField(fields: Fields, key: string, at: YamlSpans): ScalarField {
@@ -252,7 +254,7 @@ function scalarField(fields: Fields, key: string, at: YamlSpans): ScalarField {
   if (!isScalar(v) || v.value === null || v.value === undefined) return { span, present: true, wrongType: !(v === null || (isScalar(v) && v.value === null)) };
   if (typeof v.value === "string") return { value: v.value, span, present: true, wrongType: false };
   // Plain numbers and booleans: keep what the author typed (`1.0`, not `1`).
-  if (typeof v.value === "number" || typeof v.value === "boolean") return { value: v.source ?? String(v.value), span, present: true, wrongType: false };
+  if (typeof v.value === "number" || typeof v.value === "boolean") return { value: v.source ?? String(v.value), span, present: true, wrongType: false, notString: typeof v.value === "number" ? "number" : "boolean" };
   return { span, present: true, wrongType: true };
 }
 
@@ -266,11 +268,17 @@ function checkName(file: string, fields: Fields, at: YamlSpans, out: FindingList
     out.add("name-missing", nameF.present ? `name must be a non-empty string: ${how}` : `frontmatter has no \`name\`: ${how}`, nameF.present ? nameF.span : FIRST_LINE);
     return undefined;
   }
+  notString("name", nameF, out);
   for (const p of checkSkillName(name)) out.add(p.code, p.message, nameF.span);
   if (folder !== undefined && folder !== name && !out.has("name-unsafe")) {
     out.add("name-folder-mismatch", `name "${shown(name)}" does not match its folder "${folder}": rename the folder to ${shown(name)} or set name: ${folder}`, nameF.span);
   }
   return name;
+}
+
+/** quick_validate.py's "must be a string": `name: 2024` loads (as typed) but fails there; quoting it fixes both. */
+function notString(key: string, f: ScalarField, out: FindingList): void {
+  if (f.notString) out.add("field-not-string", `\`${key}\` is a YAML ${f.notString} (${shown(f.value ?? "")}), not a string; skill-creator's quick_validate.py rejects it: quote it, e.g. ${key}: "${shown(f.value ?? "")}"`, f.span);
 }
 
 function checkDescription(fields: Fields, at: YamlSpans, out: FindingList): string | undefined {
@@ -281,8 +289,13 @@ function checkDescription(fields: Fields, at: YamlSpans, out: FindingList): stri
     out.add("description-missing", `${what}: add \`description:\` saying in one or two sentences what the skill does and when to use it`, descF.span);
     return undefined;
   }
+  notString("description", descF, out);
   if (description.length > MAX_DESCRIPTION_LENGTH) {
     out.add("description-too-long", `description is ${description.length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}: shorten it and move detail into the body`, descF.span);
+  }
+  // quick_validate.py's rule (skill-creator): the description goes into the system prompt, where `<…>` reads as markup.
+  if (/[<>]/.test(description)) {
+    out.add("description-angle-brackets", "description contains `<` or `>`, which skill-creator's quick_validate.py and Claude.ai reject: write the words instead (e.g. \"returns\" for `->`, \"less than\" for `<`)", descF.span);
   }
   return description;
 }

@@ -70,6 +70,14 @@ export function loadSkillEvals(skills: readonly Skill[], options: SkillEvalsOpti
   return taskSetOf(SKILL_EVALS, commonFolder(files), tasks, issues);
 }
 
+/** The located issues of one skill's eval file, without building a task set (what `lint` reports). */
+export function checkSkillEvalsFile(skill: Pick<Skill, "name" | "dir">, file: string, options: SkillEvalsOptions = {}): TaskLoadIssue[] {
+  const issues: TaskLoadIssue[] = [];
+  // Reading a file uses only the skill's name and folder, so a skill whose SKILL.md does not load can be named by its folder.
+  readEvalsFile(skill as Skill, file, new Issues(issues, file), { ...DEFAULTS, ...options });
+  return issues;
+}
+
 /** A task set from tasks already built (hash over their canonical content, so any edit to a prompt or file shows). */
 export function taskSetOf(name: string, file: string, tasks: SkillEvalTask[], issues: TaskLoadIssue[]): TaskSet {
   const hash = createHash("sha256").update(JSON.stringify(tasks)).digest("hex");

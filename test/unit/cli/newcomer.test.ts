@@ -31,7 +31,7 @@ describe("the CLI as a newcomer meets it", { timeout: 300_000 }, () => {
   });
 
   it("prints each command's help with exit code 0", async () => {
-    for (const command of ["run", "report", "ablate", "tasks"]) {
+    for (const command of ["run", "report", "ablate", "tasks", "lint"]) {
       const r = await run([command, "--help"], ws);
       assert.equal(r.code, 0, `${command} --help: ${r.stderr}`);
       assert.match(r.stdout, new RegExp(`usage: skill-following ${command}`));

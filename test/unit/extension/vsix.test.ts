@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { relativeLinks } from "../../../scripts/readme-links.mjs";
+import { allowed, filesUnder as manifestFiles, readManifest } from "../../../scripts/vscodeignore.mjs";
 import type { PythonFunctionTask } from "../../../src/core/tasks/schema.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { bySubstring, pythonAnswer, taskPlanScript, type TaskPlan } from "../../support/scripts.js";
@@ -69,6 +70,26 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
     for (const s of exampleSkills) assert.ok(files.includes(`skills/${s}/SKILL.md`), `the .vsix lacks the example skill ${s}`);
     const unwanted = files.filter((f) => /^(src|test|node_modules|scripts|bench|out|\.vscode-test)\/|\.map$|\.ts$|^samples\/tools\//.test(f));
     assert.deepEqual(unwanted, []);
+  });
+
+  it("holds exactly what the top-level .vscodeignore allows (an allow-list, read with vsce's rules)", () => {
+    const text = readFileSync(path.join(repoRoot, ".vscodeignore"), "utf8");
+    const lines = text.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+    assert.equal(lines[0], "**", "the manifest starts by leaving everything out");
+    assert.deepEqual(lines.slice(1).filter((l) => !l.startsWith("!")), [], "every other line lets a path in");
+    const manifest = readManifest(repoRoot);
+    // vsce renames these two on the way into the package.
+    const source = (f: string) => (f === "readme.md" ? "README.md" : f === "LICENSE.txt" ? "LICENSE" : f);
+    const shipped = files.map(source);
+    assert.deepEqual(shipped.filter((f) => !allowed(f, manifest)), [], "files the manifest does not allow");
+    const fromRepo = manifestFiles(repoRoot, new Set(["node_modules", ".git", "dist", "out", ".vscode-test", ".skill-following", "test-results"])).filter((f) => allowed(f, manifest));
+    assert.deepEqual(fromRepo.filter((f) => !shipped.includes(f)), [], "allowed repository files missing from the package");
+    const staging = path.join(tmp, "staging");
+    if (!process.env.SF_VSIX) {
+      const staged = manifestFiles(staging).filter((f) => f !== ".vscodeignore");
+      assert.deepEqual([...shipped].sort(), staged, "the package is the staged folder, file for file");
+      assert.ok(staged.some((f) => f.startsWith("dist/pyodide/")) && !staged.some((f) => f.endsWith(".map")));
+    }
   });
 
   it("carries no native code, no model and no node-llama-cpp: local models load lazily where the package is installed", () => {

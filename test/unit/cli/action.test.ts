@@ -1,0 +1,68 @@
+/**
+ * The GitHub Action (action.yml): its shape (composite, Node 20 through setup-node, code scanning upload), and its lint
+ * step's script run as the runner would run it (bash, GITHUB_ACTION_PATH = this repository, its inputs as env) against
+ * the built CLI: the exit code output, the log's text findings and a schema-valid SARIF file.
+ */
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { parse } from "yaml";
+import { sarifValidator } from "../../support/sarif.js";
+import { repoRoot, spawnCollect } from "./harness.js";
+import { writeLintLibrary } from "./lint-library.js";
+
+interface Step {
+  id?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, string>;
+  if?: string;
+  env?: Record<string, string>;
+}
+const action = parse(readFileSync(path.join(repoRoot, "action.yml"), "utf8")) as { runs: { using: string; steps: Step[] }; inputs: Record<string, { default: string }> };
+const lintStep = action.runs.steps.find((s) => s.id === "lint")!;
+
+async function runLintStep(cwd: string, paths: string) {
+  const output = path.join(cwd, "github-output.txt");
+  writeFileSync(output, "");
+  const env = { PATH: process.env.PATH ?? "", HOME: cwd, GITHUB_ACTION_PATH: repoRoot, GITHUB_OUTPUT: output, INPUT_PATHS: paths, INPUT_SARIF: action.inputs.sarif!.default };
+  const r = await spawnCollect("bash", ["-e", "-c", lintStep.run!], { cwd, env });
+  return { ...r, outputs: readFileSync(output, "utf8"), sarif: path.join(cwd, action.inputs.sarif!.default) };
+}
+
+describe("action.yml", () => {
+  it("is a composite action on Node 20 that runs the repository's own dist/cli.js and uploads SARIF", () => {
+    assert.equal(action.runs.using, "composite");
+    const node = action.runs.steps.find((s) => s.uses?.startsWith("actions/setup-node@"));
+    assert.equal(node?.with?.["node-version"], "20");
+    assert.match(lintStep.run!, /node "\$cli" lint "\$\{paths\[@\]\}" --format sarif --out "\$INPUT_SARIF"/);
+    assert.match(lintStep.run!, /cli="\$GITHUB_ACTION_PATH\/dist\/cli\.js"/);
+    assert.ok(!/npm (i|install) -g|npx skill-following/.test(readFileSync(path.join(repoRoot, "action.yml"), "utf8")), "no global install from the registry");
+    const upload = action.runs.steps.find((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
+    assert.equal(upload?.with?.sarif_file, "${{ inputs.sarif }}");
+  });
+
+  it("the lint step: findings in the log, a valid SARIF file, exit-code=1 as an output (the step itself passes)", async () => {
+    const lib = writeLintLibrary();
+    const r = await runLintStep(lib.root, "skills empty");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.outputs, /^exit-code=1$/m);
+    assert.match(r.stdout, /skills\/angle\/SKILL\.md:3:14: error description-angle-brackets/);
+    const log = JSON.parse(readFileSync(r.sarif, "utf8")) as { runs: Array<{ results: unknown[] }> };
+    assert.deepEqual(sarifValidator()(log), []);
+    assert.ok(log.runs[0]!.results.length > 20);
+  });
+
+  it("default paths on a clean library give exit-code=0; a missing path fails the step with 2", async () => {
+    const ws = mkdtempSync(path.join(os.tmpdir(), "sf-action-"));
+    cpSync(path.join(repoRoot, "skills"), path.join(ws, "skills"), { recursive: true });
+    const clean = await runLintStep(ws, "");
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.match(clean.outputs, /^exit-code=0$/m);
+    const bad = await runLintStep(ws, "skills no-such-folder");
+    assert.equal(bad.code, 2);
+    assert.match(bad.outputs, /^exit-code=2$/m);
+  });
+});
