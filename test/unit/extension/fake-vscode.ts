@@ -54,6 +54,39 @@ export class CancellationTokenSource {
 
 export const lm = { selectChatModels: async () => [] };
 
+/** vscode.EventEmitter: listeners called in order; `event(listener, thisArg, disposables)`. */
+export class EventEmitter<T> {
+  private listeners: ((e: T) => unknown)[] = [];
+  readonly event = (listener: (e: T) => unknown, thisArg?: unknown, disposables?: { dispose(): void }[]) => {
+    const bound = (e: T) => listener.call(thisArg, e);
+    this.listeners.push(bound);
+    const d = { dispose: () => (this.listeners = this.listeners.filter((l) => l !== bound)) };
+    disposables?.push(d);
+    return d;
+  };
+  fire(e: T) {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose() {
+    this.listeners = [];
+  }
+}
+
+/** A vscode.Memento in memory (workspaceState / globalState). */
+export class MemoryMemento {
+  private readonly data = new Map<string, unknown>();
+  keys(): readonly string[] {
+    return [...this.data.keys()];
+  }
+  get<T>(key: string, fallback?: T): T | undefined {
+    return this.data.has(key) ? (structuredClone(this.data.get(key)) as T) : fallback;
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) this.data.delete(key);
+    else this.data.set(key, structuredClone(value));
+  }
+}
+
 const fake = {
   LanguageModelTextPart,
   LanguageModelToolCallPart,
@@ -61,6 +94,7 @@ const fake = {
   LanguageModelChatMessage,
   LanguageModelError,
   CancellationTokenSource,
+  EventEmitter,
   lm,
 };
 
