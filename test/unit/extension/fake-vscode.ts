@@ -94,6 +94,9 @@ export class Uri {
   static file(p: string) {
     return new Uri(p);
   }
+  static joinPath(base: Uri, ...parts: string[]) {
+    return new Uri([base.fsPath, ...parts].join("/"));
+  }
   get path() {
     return this.fsPath;
   }
@@ -112,6 +115,8 @@ export const editor = {
   executed: [] as string[],
   settings: new Map<string, unknown>(),
   messages: [] as string[],
+  /** Webview panels created (createWebviewPanel), with how often each was revealed. */
+  panels: [] as FakeWebviewPanel[],
   /** Answers, in order, per kind of prompt; an empty queue answers undefined (the user dismissed it). */
   answers: { message: [] as Answer[], input: [] as Answer[], pick: [] as Answer[] },
   reset() {
@@ -121,11 +126,47 @@ export const editor = {
     this.executed = [];
     this.settings.clear();
     this.messages = [];
+    this.panels = [];
     this.answers = { message: [], input: [], pick: [] };
   },
 };
 
 const disposable = () => ({ dispose() {} });
+
+export class FakeWebviewPanel {
+  title: string;
+  revealed = 0;
+  disposed = false;
+  readonly posted: unknown[] = [];
+  private readonly disposeListeners: (() => void)[] = [];
+  readonly webview = {
+    options: {},
+    html: "",
+    cspSource: "vscode-resource:",
+    asWebviewUri: (u: Uri) => u,
+    onDidReceiveMessage: disposable,
+    postMessage: async (m: unknown) => {
+      this.posted.push(m);
+      return true;
+    },
+  };
+  constructor(readonly viewType: string, title: string) {
+    this.title = title;
+  }
+  onDidChangeViewState = disposable;
+  onDidDispose = (listener: () => void) => {
+    this.disposeListeners.push(listener);
+    return { dispose() {} };
+  };
+  reveal() {
+    this.revealed += 1;
+  }
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const l of this.disposeListeners) l();
+  }
+}
 
 function answer(kind: keyof typeof editor.answers, items: unknown[]): unknown {
   const a = editor.answers[kind].shift();
@@ -161,6 +202,11 @@ export const window = {
   showInputBox: async () => answer("input", []),
   showQuickPick: async (items: unknown[] | Promise<unknown[]>) => answer("pick", await items),
   setStatusBarMessage: disposable,
+  createWebviewPanel(viewType: string, title: string) {
+    const p = new FakeWebviewPanel(viewType, title);
+    editor.panels.push(p);
+    return p;
+  },
 };
 
 export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
