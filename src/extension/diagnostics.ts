@@ -10,6 +10,7 @@ import type { ResultsStore } from "./results-store.js";
 import { harmfulSectionLinks, sectionDiagnostics, type SectionResultsStore, type SkillSectionResults } from "./section-results.js";
 import { frontmatterRange, isSkillDocument } from "./skill-documents.js";
 import { verdictKind, verdictMessage } from "./verdict-text.js";
+import { plainYamlMessage } from "./yaml-messages.js";
 
 /**
  * One DiagnosticCollection for SKILL.md files: the core's format findings (debounced while typing) plus the verdict
@@ -30,7 +31,7 @@ export function toDiagnostic(f: Finding, doc: vscode.TextDocument): vscode.Diagn
   const endLine = f.endLine !== undefined ? Math.min(f.endLine - 1, doc.lineCount - 1) : line;
   const endCol = f.endColumn !== undefined ? f.endColumn - 1 : doc.lineAt(endLine).text.length;
   const range = new vscode.Range(line, startCol, endLine, Math.max(endLine === line ? startCol : 0, endCol));
-  const d = new vscode.Diagnostic(range, f.message, SEVERITY[f.severity]);
+  const d = new vscode.Diagnostic(range, plainYamlMessage(f), SEVERITY[f.severity]);
   d.code = f.code;
   d.source = DIAGNOSTIC_SOURCE;
   return d;
