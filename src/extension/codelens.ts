@@ -3,12 +3,14 @@ import { skillContentHash } from "../core/skills/hash.js";
 import { COMMANDS } from "./command-ids.js";
 import type { ResultsStore } from "./results-store.js";
 import { isSkillDocument } from "./skill-documents.js";
-import { lensTitle } from "./verdict-text.js";
+import { configLabel, lensTitle, verdictWord } from "./verdict-text.js";
 
 /**
- * The CodeLens above a SKILL.md's frontmatter: the last result with the model and task set it is about
+ * The CodeLens above a SKILL.md's frontmatter: the result of the configuration the author chose (the configured
+ * model on the task set last used for this skill alone; results-store.ts), with the model and task set it is about
  * (`RAE −0.12 [−0.25, 0.01] · 3 rescued · 7 harmed · gpt-4o-mini on math-word`, plus `· stale` once the content hash
- * no longer matches the evaluated one), and one click to (re-)evaluate.
+ * no longer matches the evaluated one), one click to (re-)evaluate, and `also: …` links to other configurations'
+ * reports.
  */
 export { lensTitle };
 
@@ -41,6 +43,16 @@ export class SkillCodeLenses implements vscode.CodeLensProvider, vscode.Disposab
         arguments: [doc.uri],
       }),
       new vscode.CodeLens(range, { command: COMMANDS.evaluateSkill.id, title: stale ? "Re-evaluate (changed)" : "Re-evaluate", arguments: [doc.uri] }),
+      // Other configurations' verdicts (another model, a library run) are linked, never shown in place of this one.
+      ...this.results.others(doc.uri.fsPath).slice(0, 2).map(
+        (r) =>
+          new vscode.CodeLens(range, {
+            command: COMMANDS.openReport.id,
+            title: `also: ${configLabel(r)} \u2014 ${verdictWord(r)}`,
+            tooltip: `${configLabel(r)}, ${r.evaluatedAt}. Click to open that report.`,
+            arguments: [[r.runFile]],
+          }),
+      ),
     ];
   }
 

@@ -47,3 +47,26 @@ export const TRANSCRIPT_SCHEME = "skill-following-transcript";
 
 /** SecretStorage key of the OpenAI-compatible endpoint's API key. */
 export const API_KEY_SECRET = "skillFollowing.apiKey";
+
+/**
+ * Walkthrough steps are ticked by these context keys (package.json `completionEvents: onContext:…`), which the
+ * extension sets only when the step really happened: `onCommand:` would tick a step when its command is invoked,
+ * also when it is refused (untrusted workspace) or stops on an error (HTTP 401) with nothing saved.
+ */
+export const WALKTHROUGH_CONTEXTS = {
+  endpoint: "skillFollowing.walkthrough.endpointChosen",
+  example: "skillFollowing.walkthrough.exampleEvaluated",
+  taskset: "skillFollowing.walkthrough.taskSetChosen",
+  evaluate: "skillFollowing.walkthrough.skillEvaluated",
+} as const;
+
+export type WalkthroughStep = keyof typeof WALKTHROUGH_CONTEXTS;
+
+/** Commands whose success completes a step (chooseEndpoint and tryExample complete theirs themselves). */
+export const WALKTHROUGH_STEP_OF: Partial<Record<CommandKey, WalkthroughStep>> = { chooseTaskSet: "taskset", downloadTaskSet: "taskset", evaluateSkill: "evaluate" };
+
+/** A command's return value that means it did what it was asked: not undefined/false, not a cancelled evaluation. */
+export function succeeded(outcome: unknown): boolean {
+  if (outcome === undefined || outcome === null || outcome === false) return false;
+  return !(typeof outcome === "object" && (outcome as { cancelled?: unknown }).cancelled === true);
+}

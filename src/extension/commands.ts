@@ -3,7 +3,8 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { findSkillRoots, scanSkills } from "../core/skills/index.js";
 import { downloadTaskSet, TASK_SET_CATALOG, type TaskSetName } from "../core/tasks/download.js";
-import { COMMANDS, type CommandKey } from "./command-ids.js";
+import { COMMANDS, succeeded, WALKTHROUGH_STEP_OF, type CommandKey } from "./command-ids.js";
+import { completeStep } from "./walkthrough.js";
 import { needs, showError } from "./errors-ui.js";
 import { evaluateSkill, runEvaluation, requireTrust, type EvaluateOptions } from "./evaluate-flow.js";
 import { renderCsv, renderHtml, renderJson, renderMarkdown } from "../core/report/index.js";
@@ -14,7 +15,7 @@ import { pickModels, pickTaskSet, rememberTaskSet } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
 import { findWhatHarms, removeSectionAndReevaluate } from "./ablation.js";
-import { chooseEndpoint, tryExample } from "./first-run.js";
+import { chooseEndpoint, resumePendingEndpoint, tryExample } from "./first-run.js";
 import { modelOrdinal } from "../shared/progress.js";
 import { deleteOldRuns, deleteRun } from "./results-tree.js";
 
@@ -137,6 +138,8 @@ async function setApiKey(svc: Services, value?: unknown) {
   }
   await svc.secrets.setApiKey(key.trim());
   void vscode.window.showInformationMessage("API key saved in secret storage.");
+  // An endpoint setup that stopped on "needs an API key" continues now, wherever the key was set from.
+  await resumePendingEndpoint(svc);
   return true;
 }
 
@@ -212,7 +215,10 @@ export function registerCommands(svc: Services): vscode.Disposable[] {
   return (Object.keys(COMMANDS) as CommandKey[]).map((key) =>
     vscode.commands.registerCommand(COMMANDS[key].id, async (...args: unknown[]) => {
       try {
-        return await COMMAND_HANDLERS[key](svc, ...args);
+        const outcome = await COMMAND_HANDLERS[key](svc, ...args);
+        const step = WALKTHROUGH_STEP_OF[key];
+        if (step && succeeded(outcome)) await completeStep(step);
+        return outcome;
       } catch (err) {
         await showError(err, svc.logger);
         return undefined;

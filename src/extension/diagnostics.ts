@@ -10,6 +10,7 @@ import type { ResultsStore } from "./results-store.js";
 import { harmfulSectionLinks, sectionDiagnostics, type SectionResultsStore, type SkillSectionResults } from "./section-results.js";
 import { frontmatterRange, isSkillDocument } from "./skill-documents.js";
 import { verdictKind, verdictMessage } from "./verdict-text.js";
+import { plainYamlMessage } from "./yaml-messages.js";
 
 /**
  * One DiagnosticCollection for SKILL.md files: the core's format findings (debounced while typing) plus the verdict
@@ -30,7 +31,7 @@ export function toDiagnostic(f: Finding, doc: vscode.TextDocument): vscode.Diagn
   const endLine = f.endLine !== undefined ? Math.min(f.endLine - 1, doc.lineCount - 1) : line;
   const endCol = f.endColumn !== undefined ? f.endColumn - 1 : doc.lineAt(endLine).text.length;
   const range = new vscode.Range(line, startCol, endLine, Math.max(endLine === line ? startCol : 0, endCol));
-  const d = new vscode.Diagnostic(range, f.message, SEVERITY[f.severity]);
+  const d = new vscode.Diagnostic(range, plainYamlMessage(f), SEVERITY[f.severity]);
   d.code = f.code;
   d.source = DIAGNOSTIC_SOURCE;
   return d;
@@ -55,14 +56,14 @@ export function nameLineRange(doc: vscode.TextDocument): vscode.Range {
  * The evaluation verdict as a diagnostic, or undefined when the skill neither harmed nor rescued more. With section
  * results (Find What Harms) it names the harmful sections and links to them.
  */
-export function verdictDiagnostic(result: SkillResult, doc: vscode.TextDocument, sections?: SkillSectionResults): vscode.Diagnostic | undefined {
+export function verdictDiagnostic(result: SkillResult, doc: vscode.TextDocument, sections?: SkillSectionResults, others: readonly SkillResult[] = []): vscode.Diagnostic | undefined {
   const stale = skillContentHash(doc.getText()) !== result.contentHash;
   const kind = verdictKind(result);
   if (!kind) return undefined;
   const links = kind === "helps" ? [] : harmfulSectionLinks(doc, sections);
   const which = links.length > 0 ? ` Find What Harms: ${links.map((l) => l.message.split(":")[0]).join(", ")} (see the related lines).` : "";
   const severity = kind === "harmful" ? vscode.DiagnosticSeverity.Error : kind === "harms" ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information;
-  const d = new vscode.Diagnostic(nameLineRange(doc), verdictMessage(result, stale, which)!, severity);
+  const d = new vscode.Diagnostic(nameLineRange(doc), verdictMessage(result, stale, which, others)!, severity);
   d.code = VERDICT_CODES[kind];
   if (links.length > 0) d.relatedInformation = links;
   d.source = DIAGNOSTIC_SOURCE;
@@ -145,7 +146,7 @@ export class SkillDiagnostics implements vscode.Disposable {
     const diagnostics = lintSkillText(doc.uri.fsPath, doc.getText()).map((f) => toDiagnostic(f, doc));
     const result = this.results.get(doc.uri.fsPath);
     const sections = this.sections?.get(doc.uri.fsPath);
-    const verdict = result ? verdictDiagnostic(result, doc, sections) : undefined;
+    const verdict = result ? verdictDiagnostic(result, doc, sections, this.results.others(doc.uri.fsPath)) : undefined;
     diagnostics.unshift(...sectionDiagnostics(doc, sections, DIAGNOSTIC_SOURCE));
     if (verdict) diagnostics.unshift(verdict);
     this.collection.set(doc.uri, diagnostics);

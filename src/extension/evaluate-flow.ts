@@ -114,7 +114,7 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
     await svc.reports.refreshRun(runFile);
     const h = view.headline;
     vscode.window.setStatusBarMessage(`Skill Following: ${label} re-evaluated · ${h.rescued} rescued · ${h.harmed} harmed where retrieved`, 10_000);
-  } else await svc.reports.open([runFile]);
+  } else await svc.reports.openEvaluation(skills.map((s) => s.file), runFile);
   return { runFile, cancelled: false, view };
 }
 

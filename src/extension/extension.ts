@@ -36,7 +36,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
   try {
     const config = createConfig(logger);
     const secrets = createSecrets(ext.secrets, logger);
-    const results = new ResultsStore(ext.workspaceState);
+    const results = new ResultsStore(ext.workspaceState, () => config.get().model);
     const runs = new RunFiles();
     const layout = extensionLayout(vscode.workspace.workspaceFolders?.[0], ext.globalStorageUri);
     const runner = new EvaluationRunner(logger, path.join(ext.extensionUri.fsPath, "dist"), layout);
@@ -90,6 +90,8 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
         if (path.basename(doc.uri.fsPath) === "SKILL.md") void reports.refreshSkills([doc.uri.fsPath]);
       }),
       results.onDidChange((files) => void reports.refreshSkills(files)),
+      // Which configuration the CodeLens and the diagnostics show follows the configured model.
+      config.onDidChange(() => results.refresh()),
     );
     void vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
     logger.info(`activated (VS Code ${vscode.version}, workspace data in ${layout.root}, trusted: ${vscode.workspace.isTrusted})`);

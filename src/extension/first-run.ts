@@ -10,6 +10,7 @@ import { needs } from "./errors-ui.js";
 import { runEvaluation, requireTrust, type EvaluateOutcome } from "./evaluate-flow.js";
 import { builtinTaskSet, lmModelItems, rememberModel } from "./pickers.js";
 import type { Services } from "./services.js";
+import { completeStep } from "./walkthrough.js";
 
 /**
  * A first run that needs nothing: choose where model calls go (an OpenAI key, Ollama, LM Studio, any OpenAI-compatible
@@ -52,6 +53,15 @@ export interface EndpointChoice {
   choose(svc: Services): Promise<string | undefined>;
 }
 
+/** An endpoint setup that stopped because the server wants an API key (HTTP 401/403); resumed once a key is set. */
+interface PendingEndpoint {
+  title: string;
+  baseUrl: string;
+  startHint: string;
+}
+
+const PENDING_ENDPOINT = "skillFollowing.pendingEndpoint.v1";
+
 async function pickFromServer(svc: Services, title: string, baseUrl: string, startHint: string): Promise<string | undefined> {
   for (;;) {
     const key = (await svc.secrets.getApiKey())?.key;
@@ -68,8 +78,13 @@ async function pickFromServer(svc: Services, title: string, baseUrl: string, sta
       return typed?.trim() || undefined;
     }
     if (listed.reason === "http" && (listed.status === 401 || listed.status === 403)) {
-      const pick = await vscode.window.showWarningMessage(`${baseUrl} needs an API key (it answered HTTP ${listed.status}).`, COMMANDS.setApiKey.title);
-      if (pick !== COMMANDS.setApiKey.title || !(await vscode.commands.executeCommand<boolean>(COMMANDS.setApiKey.id))) return undefined;
+      // Kept until the key is set: Set API Key from the palette (after this toast has gone) resumes here.
+      await svc.ext.globalState.update(PENDING_ENDPOINT, { title, baseUrl, startHint } satisfies PendingEndpoint);
+      const pick = await vscode.window.showWarningMessage(`${baseUrl} needs an API key (it answered HTTP ${listed.status}). Set it here or with ${COMMANDS.setApiKey.title}; this setup then continues.`, COMMANDS.setApiKey.title);
+      if (pick !== COMMANDS.setApiKey.title) return undefined;
+      // Set from the toast: this flow continues itself, so the key command must not resume it a second time.
+      await svc.ext.globalState.update(PENDING_ENDPOINT, undefined);
+      if (!(await vscode.commands.executeCommand<boolean>(COMMANDS.setApiKey.id))) return undefined;
       continue;
     }
     const retry = "Try Again";
@@ -168,11 +183,29 @@ export async function chooseEndpoint(svc: Services, choiceId?: unknown): Promise
     choices.find((c) => c.id === choiceId) ??
     (await vscode.window.showQuickPick(choices, { title: "Where should model calls go?", placeHolder: "Each task runs twice with this model: with your skills and without", ignoreFocusOut: true, matchOnDescription: true }));
   if (!choice) return undefined;
-  const model = await choice.choose(svc);
+  // A new setup replaces one left waiting for a key.
+  await svc.ext.globalState.update(PENDING_ENDPOINT, undefined);
+  return finishEndpoint(svc, await choice.choose(svc));
+}
+
+/**
+ * After Set API Key: the endpoint setup that stopped on HTTP 401/403 continues where it was (the server's model
+ * list, then the settings are saved). Nothing pending: nothing happens.
+ */
+export async function resumePendingEndpoint(svc: Services): Promise<string | undefined> {
+  const pending = svc.ext.globalState.get<PendingEndpoint>(PENDING_ENDPOINT);
+  if (!pending) return undefined;
+  await svc.ext.globalState.update(PENDING_ENDPOINT, undefined);
+  svc.logger.info(`API key set: continuing the endpoint setup for ${pending.baseUrl}`);
+  return finishEndpoint(svc, await serverChoice("resume", pending.title, pending.baseUrl, pending.startHint, "").choose(svc));
+}
+
+async function finishEndpoint(svc: Services, model: string | undefined): Promise<string | undefined> {
   if (!model) return undefined;
   await updateSetting("model", model);
   await rememberModel(svc, model);
   const cfg = svc.config.reload();
+  await completeStep("endpoint");
   const where = cfg.modelProvider === "vscode-lm" ? "a VS Code language model" : cfg.baseUrl;
   void vscode.window.showInformationMessage(`Model calls go to ${where}, model ${model}. Change it any time with ${COMMANDS.chooseEndpoint.title}`);
   return model;
@@ -242,5 +275,7 @@ export async function tryExample(svc: Services, opts: TryExampleOptions = {}): P
   if (!skill) throw new Error(`the example skill ${skillFile} does not parse: ${findings[0]?.message ?? "unknown"}`);
   const taskSet = builtinTaskSet(extensionPath, "math-word");
   if (!taskSet) throw new Error(`the built-in math task set is missing from ${path.join(extensionPath, "samples")}`);
-  return runEvaluation(svc, [skill], skill.name, { taskSet, ...(model ? { model } : {}) });
+  const outcome = await runEvaluation(svc, [skill], skill.name, { taskSet, ...(model ? { model } : {}) });
+  if (outcome && !outcome.cancelled) await completeStep("example");
+  return outcome;
 }

@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { REPORT_VIEW_TYPE } from "./command-ids.js";
 import { HostMessageSchema, PROTOCOL_VERSION, WebviewMessageSchema, WebviewStateSchema, type HostMessage, type WebviewMessage } from "../shared/protocol.js";
 import type { ReportView } from "../shared/report-view.js";
@@ -188,6 +189,11 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): 
 </html>`;
 }
 
+/** One key per set of run files however their paths were spelled (the order stays: it is the order compared). */
+export function panelKey(runFiles: readonly string[]): string {
+  return runFiles.map((f) => path.resolve(f)).join("\n");
+}
+
 export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSerializer {
   private readonly panels = new Map<string, ReportPanel>();
   private readonly openedEmitter = new vscode.EventEmitter<ReportPanel>();
@@ -218,7 +224,7 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
   }
 
   private attach(panel: vscode.WebviewPanel, runFiles: string[]): ReportPanel {
-    const key = runFiles.join("\n");
+    const key = panelKey(runFiles);
     panel.webview.options = this.options();
     panel.webview.html = webviewHtml(panel.webview, this.extensionUri);
     const rp = new ReportPanel(
@@ -227,13 +233,13 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
       this.host,
       this.logger,
       () => {
-        if (this.panels.get(rp.runFiles.join("\n")) === rp) this.panels.delete(rp.runFiles.join("\n"));
+        if (this.panels.get(panelKey(rp.runFiles)) === rp) this.panels.delete(panelKey(rp.runFiles));
         if (this.activePanel === rp) this.activePanel = undefined;
         void vscode.commands.executeCommand("setContext", "skillFollowing.reportActive", this.panels.size > 0);
       },
       (moved, before) => {
-        if (this.panels.get(before.join("\n")) === moved) this.panels.delete(before.join("\n"));
-        this.panels.set(moved.runFiles.join("\n"), moved);
+        if (this.panels.get(panelKey(before)) === moved) this.panels.delete(panelKey(before));
+        this.panels.set(panelKey(moved.runFiles), moved);
       },
     );
     panel.onDidChangeViewState((e) => {
@@ -246,11 +252,11 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
     return rp;
   }
 
+  /** Opens the report of these run files; one that is open already is revealed (and re-read), not opened twice. */
   async open(runFiles: string[], focus?: HostMessage & { type: "focus" }): Promise<ReportPanel> {
-    const key = runFiles.join("\n");
-    let rp = this.panels.get(key);
+    let rp = this.panels.get(panelKey(runFiles));
     if (rp) {
-      rp.panel.reveal(vscode.ViewColumn.Active);
+      rp.panel.reveal();
     } else {
       const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, "Skill Following report", vscode.ViewColumn.Active, this.options());
       rp = this.attach(panel, runFiles);
@@ -297,9 +303,21 @@ export class ReportPanels implements vscode.Disposable, vscode.WebviewPanelSeria
   async retargetSkills(skillFiles: string[], runFile: string): Promise<number> {
     const key = (files: string[]) => [...new Set(files.map((f) => vscode.Uri.file(f).fsPath))].sort().join("\n");
     const want = key(skillFiles);
-    const panels = this.all().filter((p) => p.runFiles.length === 1 && p.runFiles[0] !== runFile && key(p.skillFiles) === want);
+    const panels = this.all().filter((p) => p.runFiles.length === 1 && panelKey(p.runFiles) !== panelKey([runFile]) && key(p.skillFiles) === want);
     await Promise.all(panels.map((p) => p.retarget([runFile])));
     return panels.length;
+  }
+
+  /**
+   * The report of a new evaluation of these skills: the panel already showing these skills' report shows the new run
+   * and is revealed (one tab per skill, not one per evaluation); without one, a new panel.
+   */
+  async openEvaluation(skillFiles: string[], runFile: string): Promise<ReportPanel> {
+    const key = (files: string[]) => [...new Set(files.map((f) => path.resolve(f)))].sort().join("\n");
+    const want = key(skillFiles);
+    const same = this.panels.get(panelKey([runFile])) ?? this.all().find((p) => p.runFiles.length === 1 && key(p.skillFiles) === want);
+    if (same && panelKey(same.runFiles) !== panelKey([runFile])) await same.retarget([runFile]);
+    return this.open([runFile]);
   }
 
   dispose(): void {

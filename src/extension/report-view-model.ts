@@ -230,6 +230,11 @@ export interface SkillResult {
   p?: number | null;
   /** The verdict depends on the multiplicity family: the report's note ("harmful alone (p 0.012); inconclusive among 12 skills (Holm p 0.082)"). */
   note?: string;
+  /** How many skills the run evaluated together (1: the skill alone) and their library hash: part of the configuration. */
+  librarySize?: number;
+  libraryHash?: string;
+  /** The retrieval mode of the run. */
+  mode?: string;
 }
 
 export function skillResults(run: LoadedRun, view: ReportView): SkillResult[] {
@@ -255,6 +260,9 @@ export function skillResults(run: LoadedRun, view: ReportView): SkillResult[] {
       evaluatedAt: run.header.createdAt,
       p: row?.rae.p ?? null,
       ...(row?.note ? { note: row.note } : {}),
+      librarySize: run.header.skills.length,
+      libraryHash: run.header.skillLibraryHash,
+      mode: String(run.header.mode),
     };
   });
 }

@@ -1,6 +1,7 @@
 import type { Estimate, ReportView, SectionRow, SkillRow, SubsetRow, TaskRef } from "../shared/report-view.js";
 import { CARD_DEFINITIONS, type CardId } from "../shared/explain.js";
 import { interval, pLabel, pValue, signed } from "../shared/format.js";
+import { failingSideLabel, liftParts } from "../shared/report-words.js";
 import { el, type Child } from "./dom.js";
 import { sortableTable, type Column } from "./table.js";
 
@@ -76,7 +77,7 @@ export function renderHeadline(r: ReportView): HTMLElement {
     { class: "cards" },
     card("rae", "RAE (where retrieved)", signed(h.rae.value), estText(h.rae), tone(h.rae)),
     card("oae", "OAE (all tasks)", signed(h.oae.value), estText(h.oae), tone(h.oae)),
-    card("lift", "Aggregate retrieval lift", signed(h.lift), h.selectionTerm === null ? "acc\u207a retrieved \u2212 acc\u207a not retrieved" : `difficulty gap ${signed(h.selectionTerm)} + RAE \u2212 NRAE ${signed(h.nrae.value)}`),
+    card("lift", "Aggregate retrieval lift", signed(h.lift), h.selectionTerm === null ? "acc\u207a retrieved \u2212 acc\u207a not retrieved" : liftParts(h)),
     card("retrieved", "Retrieved", `${h.nRetrieved} / ${h.n}`, "tasks where a skill was returned"),
     card("flips", "Rescued / harmed", `${h.rescued} / ${h.harmed}`, `where retrieved; ${h.bothPass} passed and ${h.bothFail} failed both ways`),
   );
@@ -176,7 +177,7 @@ export function renderMatrix(r: ReportView): HTMLElement | null {
   );
 }
 
-export function renderTaskList(id: string, title: string, tasks: TaskRef[], empty: string): HTMLElement {
+export function renderTaskList(id: "harmed" | "rescued", title: string, tasks: TaskRef[], empty: string): HTMLElement {
   const list = el("ul", { class: "tasks", id: `${id}-list` });
   tasks.forEach((t, i) => {
     const button = el(
@@ -192,7 +193,7 @@ export function renderTaskList(id: string, title: string, tasks: TaskRef[], empt
         button,
         t.model ? el("span", { class: "task-model" }, t.model) : null,
         t.skills.length > 0 ? el("span", { class: "task-skills" }, t.skills.join(", ")) : null,
-        el("div", { class: "task-reason" }, t.reason),
+        el("div", { class: "task-reason" }, el("span", { class: "task-side" }, failingSideLabel(id)), t.reason),
       ),
     );
   });

@@ -98,7 +98,7 @@ describe("report webview in Chromium", { skip: skip ?? false, timeout: 120_000 }
     }
     for (const [where, out] of Object.entries({ diagnostic, text, markdown, html })) assert.ok(out.includes(holm), `${where} has Holm p ${holm}`);
     for (const [where, out] of Object.entries({ text, markdown, html })) assert.ok(out.includes(headline!), `${where} has the headline RAE ${headline}`);
-    assert.match(lens, /^RAE \u22120\.50 \[\u22120\.\d\d, \u22120\.\d\d\] · 0 rescued · 5 harmed · model-one on synthetic$/);
+    assert.match(lens, /^RAE \u22120\.50 \[\u22120\.\d\d, \u22120\.\d\d\] · 0 rescued · 5 harmed · model-one on synthetic in a library of 3 skills$/);
     // The multiplicity note, word for word, in the report, the diagnostic and the exports.
     const note = "harmful alone (p 0.031); inconclusive among 3 skills (Holm p 0.094)";
     assert.equal(await page.locator("#skills-table tr[data-skill='money'] .note").textContent(), note);

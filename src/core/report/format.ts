@@ -86,7 +86,8 @@ export function skillMultiplicityNote(e: Evaluation, s: SkillResult): string | u
 export function evaluationFacts(e: Evaluation): string[] {
   return [
     `${e.tasks.complete} of ${e.tasks.planned} tasks complete${e.tasks.incomplete ? `, ${e.tasks.incomplete} incomplete (left out)` : ""}`,
-    `sandbox isolation: ${e.sandbox.isolation}${e.sandbox.detail ? ` (${e.sandbox.detail})` : ""}`,
+    // "none" is recorded when no task ran generated code (math answers are compared, not executed): say that.
+    e.sandbox.isolation === "none" ? "sandbox: not used (no task ran generated code)" : `sandbox isolation: ${e.sandbox.isolation}${e.sandbox.detail ? ` (${e.sandbox.detail})` : ""}`,
     `α = ${e.alpha}, decision p: ${e.decisionP}`,
     `aggregate retrieval lift ${signed(e.lift)} (not causal)${e.metrics.selectionTerm === null ? "" : `, selection term ${signed(e.metrics.selectionTerm)}`}`,
     `noise floor ${pct(e.noise.floor)} (${e.noise.floorSource}); discordance on retrieved tasks ${pct(e.noise.observedDiscordanceRetrieved)}`,

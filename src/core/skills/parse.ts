@@ -269,9 +269,20 @@ function checkName(file: string, fields: Fields, at: YamlSpans, out: FindingList
     return undefined;
   }
   notString("name", nameF, out);
-  for (const p of checkSkillName(name)) out.add(p.code, p.message, nameF.span);
+  const nameProblems = checkSkillName(name);
+  for (const p of nameProblems) out.add(p.code, p.message, nameF.span);
   if (folder !== undefined && folder !== name && !out.has("name-unsafe")) {
-    out.add("name-folder-mismatch", `name "${shown(name)}" does not match its folder "${folder}": rename the folder to ${shown(name)} or set name: ${folder}`, nameF.span);
+    // Suggest only names that are valid (lowercase a-z, 0-9 and hyphens): never "rename the folder to Date-Formatter".
+    const folderValid = checkSkillName(folder).length === 0;
+    const how =
+      nameProblems.length === 0 && folderValid
+        ? `rename the folder to ${shown(name)} or set name: ${folder}`
+        : folderValid
+          ? `set name: ${folder}`
+          : nameProblems.length === 0
+            ? `rename the folder to ${shown(name)}`
+            : `use one valid name for both, such as ${suggestSkillName(folder)}`;
+    out.add("name-folder-mismatch", `name "${shown(name)}" does not match its folder "${folder}": ${how}`, nameF.span);
   }
   return name;
 }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { COMMANDS, COMMAND_CATEGORY } from "../../../src/extension/command-ids.js";
+import { COMMANDS, COMMAND_CATEGORY, WALKTHROUGH_CONTEXTS } from "../../../src/extension/command-ids.js";
 import { RUN_SETTING_KEYS, RUN_SETTING_SPECS } from "../../../src/core/settings.js";
 import { CONFIG_KEYS, CONFIG_SECTION, RUN_SETTING_CONFIG_KEYS, parseConfig } from "../../../src/extension/config-schema.js";
 
@@ -73,6 +73,20 @@ describe("package.json contributes vs the command table", () => {
       assert.ok(buttons.length > 0, `step ${s.id} has a button`);
       for (const b of buttons.filter((b) => b.startsWith("skillFollowing."))) assert.ok(declared.has(b), `step ${s.id} runs ${b}, which is declared`);
       assert.ok((s.completionEvents ?? []).length > 0, `step ${s.id} has a completion event`);
+    }
+  });
+
+  it("walkthrough steps complete on a context the extension sets on success, never on a command being invoked", () => {
+    const steps = pkg.contributes.walkthroughs.flatMap((w) => w.steps) as unknown as { id: string; completionEvents?: string[] }[];
+    const known = new Set<string>([...Object.values(WALKTHROUGH_CONTEXTS), "skillFollowing.reportActive"]);
+    for (const s of steps) {
+      for (const e of s.completionEvents ?? []) {
+        assert.ok(!e.startsWith("onCommand:"), `step ${s.id}: ${e} would tick the step when the command is refused or fails`);
+        if (e.startsWith("onContext:skillFollowing.")) assert.ok(known.has(e.slice("onContext:".length)), `step ${s.id}: ${e} is a context the extension sets`);
+      }
+    }
+    for (const [step, key] of Object.entries(WALKTHROUGH_CONTEXTS)) {
+      assert.ok(steps.find((s) => s.id === step)?.completionEvents?.includes(`onContext:${key}`), `step ${step} completes on ${key}`);
     }
   });
 });
