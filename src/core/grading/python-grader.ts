@@ -62,7 +62,8 @@ export interface PythonGraderOptions {
 // Bump when what "expected" holds changes, so stale disk caches are ignored.
 const EXPECTED_FORMAT = 3;
 // Bump when the rules that turn a sandbox result into a verdict change (the harness's own source is hashed too).
-const VERDICT_FORMAT = 3;
+// 4: the CPython driver closes inherited descriptors and caps tasks (RLIMIT_NPROC), memfd and SysV/POSIX IPC.
+const VERDICT_FORMAT = 4;
 const HARNESS_HASH = createHash("sha256").update(HARNESS_PY).digest("hex");
 
 /**

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SkillFollowingError } from "../errors.js";
+import { NATIVE_CAPS } from "./native.js";
 
 /** How generated code is contained; recorded in the run header. */
 export type Isolation = "process-permission" | "native-confined" | "worker-fallback";
@@ -119,12 +120,22 @@ function runtimeMounts(): string[] {
   return dirs;
 }
 
+/** setpriv to the overflow uid/gid ("nobody"), which owns no file the sandbox could use. */
+function dropRoot(): string[] {
+  const setpriv = which("setpriv");
+  if (!setpriv) throw new SkillFollowingError("The CPython sandbox runs as root here and needs util-linux's setpriv to start as an unprivileged user.", { hint: "Install util-linux, or choose the pyodide runtime.", hintIds: ["sandboxPython"] });
+  return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"];
+}
+
 function bubblewrapPrefix(bwrap: string): Confinement["prefix"] {
   const mounts = runtimeMounts();
   return (readable, options) => {
     const binds = [...mounts, ...readable].flatMap((p) => ["--ro-bind", p, p]);
     const native = options?.native === true;
     return [
+      // As root, the kernel never applies RLIMIT_NPROC (the driver's thread cap, native.ts): the CPython sandbox then
+      // starts as an unprivileged uid, which owns its own user namespace all the same.
+      ...(native && process.getuid?.() === 0 ? dropRoot() : []),
       bwrap,
       "--unshare-all",
       ...(native ? ["--unshare-user", "--disable-userns"] : []),
@@ -137,7 +148,7 @@ function bubblewrapPrefix(bwrap: string): Confinement["prefix"] {
       "ELECTRON_RUN_AS_NODE",
       "1",
       // The tmpfs first: a bind below /tmp (a temporary snapshot) must land on top of it, not under it.
-      ...(native ? ["--size", String(16 * 1024 * 1024)] : []),
+      ...(native ? ["--size", String(NATIVE_CAPS.tmpMb * 1024 * 1024)] : []),
       "--tmpfs",
       "/tmp",
       "--proc",
@@ -243,4 +254,38 @@ export function runtimeFingerprint(files: SandboxFiles): string {
   const lock = read("pyodide-lock.json") as { info?: unknown } | null;
   const pkg = read("package.json") as { version?: unknown } | null;
   return JSON.stringify({ pyodide: pkg?.version ?? null, info: lock?.info ?? null });
+}
+
+/** O_CLOEXEC in /proc/<pid>/fdinfo's octal `flags` field (Linux, every architecture node runs on). */
+const O_CLOEXEC = 0o2000000;
+
+/**
+ * The descriptors every child of this process inherits besides 0-2: those open here without close-on-exec. Node and
+ * libuv open everything with O_CLOEXEC, so these are what this process itself inherited (`cli run 30>>log 31<secret`,
+ * a pipe the shell left open, descriptors of the editor's host) — and libuv's spawn passes them on to every child.
+ * A Pyodide sandbox process closes them (worker-entry.ts) before it loads Pyodide: Node's permission model does not
+ * check reads and writes on an already-open descriptor. Read afresh before each spawn (Linux; elsewhere empty, and the
+ * README says so). A descriptor listed here occupies its number in the child at exec time, so the child's own
+ * descriptors, opened after exec, can never be one of them.
+ */
+export function inheritedFds(): number[] {
+  if (process.platform !== "linux") return [];
+  const fds: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc/self/fdinfo");
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd < 3) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
+      if (flags && (parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) fds.push(fd);
+    } catch {
+      // closed meanwhile (the readdir's own descriptor, or an fs call of this process's thread pool): not inherited
+    }
+  }
+  return fds;
 }

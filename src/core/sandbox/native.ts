@@ -23,10 +23,21 @@ import { PROTOCOL_VERSION } from "./wire.js";
  *   rlimits on address space, open files, file size and core dumps.
  */
 
+/**
+ * Per-answer caps of the CPython runtime (the driver's hard rlimits; README.md lists them). `tasks` counts every
+ * task of the answer's user namespace: bubblewrap's init, the interpreter's main thread and its threads. 64 lets an
+ * answer that uses a thread pool run (EvalPlus solutions use none) and keeps two answers at once far from pid_max.
+ */
+export const NATIVE_CAPS = { tasks: 64, openFiles: 64, fileSizeMb: 16, tmpMb: 16 } as const;
+
 /** The driver: trusted code that runs first in the process, then hands it to the harness (harness-py.ts). */
 const DRIVER_PY = String.raw`
 import sys, os, json, time, resource, struct, ctypes, platform
 
+# First, before anything else can use them: close every descriptor but 0, 1 and 2. A process inherits whatever its
+# ancestors left open without close-on-exec (\`cli run 30>>log 31<secret\`, a shell's pipe, the editor's descriptors),
+# and neither node's spawn nor bubblewrap closes those. close_range(2) where the kernel has it.
+os.closerange(3, 1 << 30)
 _cfg = json.loads(sys.argv[1])
 # The protocol goes out on a private copy of fd 1; what the answer writes to fd 1 or 2 (os.write, C code) is dropped,
 # as EvalPlus drops it. print() never gets there: the harness counts it against the output cap.
@@ -45,14 +56,22 @@ def _sf_proto_send(line):
     _write_all(_proto, (str(line) + "\n").encode("utf-8", "surrogatepass"))
 
 _MB = 1024 * 1024
-for _lim, _val in ((resource.RLIMIT_AS, (_cfg["memoryMb"] + 512) * _MB), (resource.RLIMIT_NOFILE, 64), (resource.RLIMIT_FSIZE, 16 * _MB), (resource.RLIMIT_CORE, 0)):
+# RLIMIT_NPROC caps threads: since Linux 5.14 the kernel counts tasks per user *namespace* (ucounts), and each answer
+# has a user namespace of its own (bubblewrap --unshare-user), so the cap counts this answer's tasks only (its
+# threads, the interpreter, bubblewrap's init) and not the user's other processes. The kernel skips the check for
+# root (kuid 0), which is why the host drops to an unprivileged uid before bubblewrap when it runs as root.
+for _lim, _val in ((resource.RLIMIT_AS, (_cfg["memoryMb"] + 512) * _MB), (resource.RLIMIT_NOFILE, __SF_NOFILE__), (resource.RLIMIT_FSIZE, __SF_FSIZE_MB__ * _MB), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, __SF_NPROC__)):
     resource.setrlimit(_lim, (_val, _val))
 
 # Classic BPF, as the kernel's seccomp wants it: the architecture first (anything else is killed), then a deny list.
+# Memory the RSS watch and RLIMIT_AS do not see is refused at its source: memfd_create (file pages in shmem, outside
+# RSS once unmapped, up to RLIMIT_FSIZE each), SysV shared memory, message queues and semaphores, POSIX message
+# queues (kernel memory of the IPC namespace, which outlives no process but is charged to nobody's RSS). /dev/shm and
+# the root are read-only and /tmp is a 16 MB tmpfs (isolation.ts), so no file system holds more than that either.
 _ARCH = {"x86_64": (0xC000003E, True), "aarch64": (0xC00000B7, False)}
 _DENY = {
-    "x86_64": dict(fork=57, vfork=58, execve=59, execveat=322, clone3=435, ptrace=101, socket=41, socketpair=53, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161, keyctl=250, add_key=248, request_key=249, bpf=321, userfaultfd=323, perf_event_open=298, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=310, process_vm_writev=311, kexec_load=246, init_module=175, finit_module=313, personality=135, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442),
-    "aarch64": dict(execve=221, execveat=281, clone3=435, ptrace=117, socket=198, socketpair=199, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51, keyctl=219, add_key=217, request_key=218, bpf=280, userfaultfd=282, perf_event_open=241, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=270, process_vm_writev=271, kexec_load=104, init_module=105, finit_module=273, personality=92, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442),
+    "x86_64": dict(fork=57, vfork=58, execve=59, execveat=322, clone3=435, ptrace=101, socket=41, socketpair=53, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161, keyctl=250, add_key=248, request_key=249, bpf=321, userfaultfd=323, perf_event_open=298, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=310, process_vm_writev=311, kexec_load=246, init_module=175, finit_module=313, personality=135, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, memfd_create=319, memfd_secret=447, shmget=29, shmat=30, shmctl=31, shmdt=67, msgget=68, msgsnd=69, msgrcv=70, msgctl=71, semget=64, semop=65, semctl=66, semtimedop=220, mq_open=240),
+    "aarch64": dict(execve=221, execveat=281, clone3=435, ptrace=117, socket=198, socketpair=199, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51, keyctl=219, add_key=217, request_key=218, bpf=280, userfaultfd=282, perf_event_open=241, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=270, process_vm_writev=271, kexec_load=104, init_module=105, finit_module=273, personality=92, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, memfd_create=279, memfd_secret=447, shmget=194, shmctl=195, shmat=196, shmdt=197, msgget=186, msgctl=187, msgrcv=188, msgsnd=189, semget=190, semctl=191, semtimedop=192, semop=193, mq_open=180),
 }
 _CLONE = {"x86_64": 56, "aarch64": 220}
 
@@ -120,6 +139,21 @@ class _SfCtl:
     def send(self, line):
         _sf_proto_send(line)
 
+# A refused thread names the cap it ran into (pthread_create says only EAGAIN). The answer may undo this; it then
+# fails all the same, with the interpreter's bare message.
+import _thread
+def _sf_thread_refused(start):
+    def start_new_thread(*args, **kwargs):
+        try:
+            return start(*args, **kwargs)
+        except RuntimeError as e:
+            raise RuntimeError("%s: the sandbox's cap of __SF_NPROC__ tasks per answer (RLIMIT_NPROC) or its address space is reached" % e) from None
+    return start_new_thread
+_thread.start_new_thread = _thread.start_new = _sf_thread_refused(_thread.start_new_thread)
+if "threading" in sys.modules:
+    sys.modules["threading"]._start_new_thread = _thread.start_new_thread
+del _thread, _sf_thread_refused
+
 _sf_ctl = _SfCtl()
 _sf_role = _cfg["role"]
 _sf_cap = _cfg["outputCapBytes"]
@@ -157,7 +191,7 @@ os._exit(0)
 `;
 
 /** The program a native sandbox process runs (`python -c`): the harness, then the driver that confines and serves. */
-const CONFINED_PY = HARNESS_PY + "\n" + DRIVER_PY.replace("__SF_VERSION__", String(PROTOCOL_VERSION));
+const CONFINED_PY = HARNESS_PY + "\n" + DRIVER_PY.replace("__SF_VERSION__", String(PROTOCOL_VERSION)).replace("__SF_NOFILE__", String(NATIVE_CAPS.openFiles)).replace("__SF_FSIZE_MB__", String(NATIVE_CAPS.fileSizeMb)).replaceAll("__SF_NPROC__", String(NATIVE_CAPS.tasks));
 export const NATIVE_PROGRAM = CONFINED_PY + "\n" + SERVE_PY;
 
 export interface NativePython {

@@ -3,7 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { CancelledError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { nodeArgs, type Confinement, type SandboxFiles } from "./isolation.js";
+import { inheritedFds, nodeArgs, type Confinement, type SandboxFiles } from "./isolation.js";
 import { NATIVE_PROGRAM, type NativePython } from "./native.js";
 import { killTree, RunningJob, systemClock, treeCpuMs, treeRss, treeStats, type CpuWaitProbe, type Driver } from "./job.js";
 import { ProcessMessageSchema, type HostMessage, type ProcessMessage, type WorkerConfig } from "./protocol.js";
@@ -128,7 +128,7 @@ export class SandboxProcess {
       const readable = [files.workerFile, files.pyodideDir, ...(config.snapshotFile ? [config.snapshotFile] : [])];
       const command = native
         ? [...confinement.prefix(native.mounts, { native: true }), native.bin, "-I", "-S", "-B", "-c", NATIVE_PROGRAM, JSON.stringify(config)]
-        : [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, this.spec.maxOldSpaceMb, this.spec.allowCodeGeneration), ...(this.spec.v8Flags ?? []), files.workerFile, JSON.stringify(config)];
+        : [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, this.spec.maxOldSpaceMb, this.spec.allowCodeGeneration), ...(this.spec.v8Flags ?? []), files.workerFile, JSON.stringify({ ...config, closeFds: inheritedFds() })];
       const child = spawn(command[0]!, command.slice(1), {
         // Its own process group, so that a kill reaches whatever the confinement wrapper has forked but not yet
         // moved to a session of its own (killTree).

@@ -133,5 +133,7 @@ export const WorkerConfigSchema = z.object({
   snapshotFile: z.string().optional(),
   memoryMb: z.number().positive(),
   outputCapBytes: z.number().positive(),
+  /** Descriptors the process inherited from the host besides 0-2 (isolation.ts inheritedFds): closed before Pyodide loads. */
+  closeFds: z.array(z.number().int().min(3)).optional(),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfigSchema>;

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../logger.js";
 import { HARNESS_PY, PRELOAD_PY } from "./harness-py.js";
-import { nodeArgs, runtimeFingerprint, type Confinement, type SandboxFiles } from "./isolation.js";
+import { inheritedFds, nodeArgs, runtimeFingerprint, type Confinement, type SandboxFiles } from "./isolation.js";
 import { PROTOCOL_VERSION, type WorkerConfig } from "./protocol.js";
 
 /** A snapshot is ~31 MB; anything far larger is not one. */
@@ -104,7 +104,7 @@ export class SnapshotStore {
     }
     return new Promise((resolve, reject) => {
       const readable = [files.workerFile, files.pyodideDir];
-      const command = [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, 512), files.workerFile, JSON.stringify(config)];
+      const command = [...confinement.prefix(readable), process.execPath, ...nodeArgs(files, readable, 512), files.workerFile, JSON.stringify({ ...config, closeFds: inheritedFds() })];
       const child = spawn(command[0]!, command.slice(1), { env: { ELECTRON_RUN_AS_NODE: "1" }, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
       const chunks: Buffer[] = [];
       let size = 0;

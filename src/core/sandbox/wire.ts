@@ -40,5 +40,6 @@ export function parseWorkerConfig(raw: unknown): WorkerConfig {
   if (typeof raw.pyodideDir !== "string") fail("pyodideDir");
   if (raw.snapshotFile !== undefined && typeof raw.snapshotFile !== "string") fail("snapshotFile");
   for (const k of ["memoryMb", "outputCapBytes"]) if (typeof raw[k] !== "number" || !(raw[k] > 0)) fail(k);
+  if (raw.closeFds !== undefined && !(Array.isArray(raw.closeFds) && raw.closeFds.every((fd) => Number.isInteger(fd) && (fd as number) >= 3))) fail("closeFds");
   return raw as unknown as WorkerConfig;
 }

@@ -13,7 +13,7 @@
  * - `reference`: restore from the snapshot and run trusted `expected` jobs, one at a time, for as long as the host
  *   keeps it. It never runs an answer.
  */
-import { constants as fsConstants, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants as fsConstants, readFileSync, writeSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -191,8 +191,25 @@ function interruptState(outputCapBytes: number) {
   };
 }
 
+/**
+ * Closes the descriptors this process inherited from the host besides 0-2 (the host lists them: isolation.ts
+ * inheritedFds), before anything else runs. Node's permission model checks paths, not descriptors: an inherited
+ * `31<secret.txt` or `30>>host.log` would be readable and writable from escaped code. Node's own descriptors were
+ * opened after exec, so none of them can carry a listed number.
+ */
+function closeInherited(fds: readonly number[]): void {
+  for (const fd of fds) {
+    try {
+      closeSync(fd);
+    } catch {
+      // EBADF: already gone
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const config = readConfig();
+  if (isMainThread) closeInherited(config.closeFds ?? []);
   installShims(config.memoryMb);
   const indexURL = config.pyodideDir.endsWith(path.sep) ? config.pyodideDir : config.pyodideDir + path.sep;
   // Loaded at run time from the shipped files (never bundled); the permission model allows reading only them.

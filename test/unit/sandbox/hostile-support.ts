@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { createPythonGrader, type PythonGrader } from "../../../src/core/grading/python-grader.js";
+import { inheritedFds } from "../../../src/core/sandbox/isolation.js";
 import type { PythonFunctionTask } from "../../../src/core/tasks/schema.js";
 import { sandboxDist, snapshotCache } from "./support.js";
 
@@ -158,7 +159,8 @@ export async function startHarness(label: string, options: { native?: boolean } 
       .replaceAll("SOCK", `'${unixPath}'`)
       .replaceAll("HOSTPID", String(process.pid))
       .replaceAll("PID", String(sacrificial.pid))
-      .replaceAll("TMP", `'${tmp}'`);
+      .replaceAll("TMP", `'${tmp}'`)
+      .replaceAll("INHERITED_FDS", JSON.stringify(inheritedFds()));
   return {
     tmp,
     caches,

