@@ -106,6 +106,12 @@ describe("a stranger's first run: Try the Example from the installed extension",
     await shot(page, "report");
   });
 
+  /** The run files of the evaluations so far, oldest first (their names end in a UTC time stamp). */
+  const runFiles = () => {
+    const dir = path.join(ws, ".skill-following", "runs");
+    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => path.join(dir, f)) : [];
+  };
+
   it("writes .skill-following/.gitignore first, so three evaluations leave git status clean of it", async () => {
     assert.equal(readFileSync(path.join(ws, ".skill-following", ".gitignore"), "utf8").split("\n").filter((l) => l && !l.startsWith("#")).join("\n"), "*");
     for (let i = 0; i < 2; i++) {
@@ -113,14 +119,18 @@ describe("a stranger's first run: Try the Example from the installed extension",
       await palette(page, "Skill Following: Evaluate This Skill");
       await pick(page, "math-word");
       await pick(page, "scripted-model");
-      // Each finished evaluation opens the report of its own run file: one more report tab.
-      const tabs = page.locator(".tab", { hasText: "Report: " });
+      // Each evaluation writes its own run file; when it finishes, the skill's open report shows that run (one tab per
+      // skill, not one per evaluation), so its run line carries the new run's creation time.
       const deadline = Date.now() + 120_000;
-      while ((await tabs.count()) < i + 2) {
-        if (Date.now() > deadline) throw new Error(`evaluation ${i + 2} did not open its report`);
+      let newest: string | undefined;
+      while ((newest = runFiles()[i + 1]) === undefined) {
+        if (Date.now() > deadline) throw new Error(`evaluation ${i + 2} wrote no run file`);
         await page.waitForTimeout(250);
       }
+      const header = JSON.parse(readFileSync(newest, "utf8").split("\n")[0]!) as { createdAt: string };
+      await reportFrame(page, ".runs", header.createdAt, Math.max(1_000, deadline - Date.now()));
     }
+    assert.equal(await page.locator(".tab", { hasText: "Report: " }).count(), 1, "three evaluations of one skill share one report tab");
     const runs = readdirSync(path.join(ws, ".skill-following", "runs")).filter((f) => f.endsWith(".jsonl"));
     assert.ok(runs.length >= 3, `three evaluations wrote ${runs.length} run files`);
     const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: ws, encoding: "utf8" });

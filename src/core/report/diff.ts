@@ -88,7 +88,7 @@ function sideInfo(side: DiffInput, skill: string, role: "before" | "after") {
   const ref = h.skills.find((s) => s.name === skill);
   if (!ref) {
     const names = h.skills.map((s) => s.name).join(", ") || "none";
-    throw new InputError(`${side.source}: the ${role} run has no skill named '${skill}' (its skills: ${names})`, { file: side.source, hint: "Name a skill both runs scanned, with --skill." });
+    throw new InputError(`${side.source}: the ${role} run has no skill named '${skill}' (its skills: ${names})`, { file: side.source, hint: "Name a skill that both runs scanned." });
   }
   return { header: h, hash: ref.contentHash };
 }

@@ -173,7 +173,7 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
         cwd: ws,
         env: env({ OLLAMA_HOST: `http://127.0.0.1:${port}`, SKILL_FOLLOWING_MODELS_DIR: models, SKILL_FOLLOWING_MODELS_MIRROR: `http://127.0.0.1:${port}` }),
       });
-      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.code, 4, r.stderr);
       assert.match(r.stderr, /The local default model cannot run in this installation \(Local models need the node-llama-cpp package/);
       assert.ok(!existsSync(models) || readdirSync(models).length === 0, "nothing was downloaded");
     });

@@ -41,7 +41,7 @@ describe("node-llama-cpp is loaded lazily, never bundled", { skip: built ? false
         cwd: install,
         env: { PATH: process.env.PATH ?? "", HOME: install, OLLAMA_HOST: ollama, SKILL_FOLLOWING_MODELS_DIR: models, SKILL_FOLLOWING_MODELS_MIRROR: mirror.url },
       });
-      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.code, 4, r.stderr);
       assert.match(r.stderr, /The local default model cannot run in this installation \(Local models need the node-llama-cpp package/);
       assert.equal(mirror.requests.length, 0);
       assert.ok(!existsSync(models) || readdirSync(models).length === 0);
