@@ -30,6 +30,8 @@ export class ReportPanel implements vscode.Disposable {
   /** Fires when the webview reports it rendered a report (tests and the e2e wait on this). */
   readonly onDidRender = this.renderedEmitter.event;
   lastRendered: Extract<WebviewMessage, { type: "rendered" }> | undefined;
+  /** Counts refreshes started; a load that finishes after a later one started is dropped. */
+  private generation = 0;
   /** A focus request that arrived before the page rendered; sent once it has. */
   private pendingFocus: (HostMessage & { type: "focus" }) | undefined;
 
@@ -88,7 +90,11 @@ export class ReportPanel implements vscode.Disposable {
   }
 
   async refresh(): Promise<void> {
+    // Refreshes overlap (a save's stale banner, a retarget, a reveal): only the one started last may render, or a slow
+    // load of the run shown before a retarget would paint over the new run.
+    const generation = ++this.generation;
     const { report, view } = await this.host.load(this.runFiles);
+    if (generation !== this.generation) return;
     this.model = report;
     this.report = view;
     this.panel.title = `Report: ${this.report.title}`;

@@ -10,10 +10,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Frame, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createAblationFixture, type AblationFixture } from "../integration/support/ablation-fixture.js";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { API_KEY } from "../integration/support/fixture.js";
+import { reportFrame } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -49,17 +50,6 @@ async function pick(page: Page, text: string): Promise<void> {
   await input.fill(text);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor();
   await page.keyboard.press("Enter");
-}
-
-async function reportFrame(page: Page, selector: string, timeoutMs = 60_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const f of page.frames()) {
-      if ((await f.locator(selector).count().catch(() => 0)) > 0) return f;
-    }
-    if (Date.now() > deadline) throw new Error(`no report webview with ${selector} after ${timeoutMs} ms`);
-    await page.waitForTimeout(250);
-  }
 }
 
 /** Brings SKILL.md to the front and puts the cursor on a 1-based line (Ctrl+G), so that line is in view. */

@@ -42,6 +42,14 @@ export interface OpenAIClientOptions {
    * timeoutMs). Tests inject one that fires on an event (the server reports the request stalled) instead of time.
    */
   attemptDeadline?: (request: ChatRequest, attempt: number) => AttemptDeadline;
+  /**
+   * How long an endpoint that has not answered once may stay silent, from the first attempt, before the breaker
+   * trips whatever the attempt count (default: 170 s, or timeoutMs + 10 s when that is longer, so one whole attempt
+   * always fits). With one call at a time a hung server is thus given up within 3 minutes, not 3 × timeoutMs.
+   */
+  neverAnsweredBudgetMs?: number;
+  /** The budget above as a signal; tests inject one that fires on an event instead of time. */
+  neverAnsweredDeadline?: () => AttemptDeadline;
 }
 
 export interface AttemptDeadline {
@@ -50,10 +58,17 @@ export interface AttemptDeadline {
   dispose(): void;
 }
 
-function timerDeadline(timeoutMs: number): AttemptDeadline {
+function timerDeadline(timeoutMs: number, unref = false): AttemptDeadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  // The never-answered budget outlives single calls: it must not keep a finished or cancelled process alive.
+  if (unref) timer.unref();
   return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+}
+
+/** The default never-answered budget: under the 3 minutes a dead endpoint may cost, but never shorter than one attempt. */
+export function neverAnsweredBudgetMs(timeoutMs: number): number {
+  return Math.max(170_000, timeoutMs + 10_000);
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -190,6 +205,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     sleep: options.sleep ?? abortableSleep,
     now: options.now ?? (() => performance.now()),
     deadline: options.attemptDeadline ?? (() => timerDeadline(timeoutMs)),
+    neverAnswered: options.neverAnsweredDeadline ?? (() => timerDeadline(options.neverAnsweredBudgetMs ?? neverAnsweredBudgetMs(timeoutMs), true)),
     // The placeholder sent to local servers is no key: a 401 then means "this server wants one".
     keyGiven: apiKey !== LOCAL_DUMMY_KEY,
   });
@@ -275,6 +291,8 @@ interface RetrierConfig {
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
   now: () => number;
   deadline: (request: ChatRequest, attempt: number) => AttemptDeadline;
+  /** Starts the never-answered budget (at the client's first attempt). */
+  neverAnswered: () => AttemptDeadline;
   /** Whether a real API key was given (for the 401 hint). */
   keyGiven: boolean;
 }
@@ -300,6 +318,8 @@ class Retrier {
   private silentStreak = 0;
   /** Once tripped, every call fails at once with this (a new client, e.g. a resumed run, starts afresh). */
   private tripped: EndpointUnreachableError | undefined;
+  /** Runs from the first attempt until the endpoint answers: once spent, a silent attempt trips the breaker. */
+  private budget: AttemptDeadline | undefined;
 
   constructor(private readonly c: RetrierConfig) {
     this.id = c.id;
@@ -317,6 +337,7 @@ class Retrier {
       if (outcome.ok) {
         this.answered = true;
         this.silentStreak = 0;
+        this.budget?.dispose();
         if (n > 1) c.logger.debug(`model request succeeded on attempt ${n} (${c.id})`);
         return outcome.response;
       }
@@ -324,9 +345,11 @@ class Retrier {
       const { failure, error } = outcome;
       this.silentStreak = SILENT.has(failure.kind) ? this.silentStreak + 1 : 0;
       const nothingListening = failure.kind === "connection" && NOTHING_LISTENING.has(errnoCode(error) ?? "");
-      if (!this.answered && ((n >= 2 && nothingListening) || this.silentStreak >= SILENT_ATTEMPTS_TO_TRIP)) {
-        // Refused twice, or silent several times in a row, and never answered: a dead or hung endpoint fails fast
-        // with one message, not minutes of retries per task.
+      const budgetSpent = SILENT.has(failure.kind) && this.budget?.signal.aborted === true;
+      if (!this.answered && ((n >= 2 && nothingListening) || this.silentStreak >= SILENT_ATTEMPTS_TO_TRIP || budgetSpent)) {
+        // Refused twice, or silent several times in a row or for the whole budget, and never answered: a dead or
+        // hung endpoint fails fast with one message, not minutes of retries per task.
+        this.budget?.dispose();
         throw (this.tripped = this.unreachable(failure, error, nothingListening));
       }
       if (!switched && request.maxTokens !== undefined && unsupportedParameter(error, "max_tokens")) {
@@ -357,6 +380,10 @@ class Retrier {
     };
     if (deadline.signal.aborted) onDeadline();
     else deadline.signal.addEventListener("abort", onDeadline, { once: true });
+    // Until the endpoint has answered once, the never-answered budget ends an attempt too.
+    const budget = this.answered ? undefined : (this.budget ??= this.c.neverAnswered()).signal;
+    if (budget?.aborted) onDeadline();
+    else budget?.addEventListener("abort", onDeadline, { once: true });
     const onUserAbort = (): void => controller.abort();
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
     const started = this.c.now();
@@ -368,6 +395,7 @@ class Retrier {
       return { ok: false, failure: classifyFailure(error, timedOut), error };
     } finally {
       deadline.signal.removeEventListener("abort", onDeadline);
+      budget?.removeEventListener("abort", onDeadline);
       deadline.dispose();
       userSignal?.removeEventListener("abort", onUserAbort);
     }

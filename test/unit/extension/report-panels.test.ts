@@ -71,6 +71,32 @@ describe("ReportPanels", () => {
     assert.equal(await reports.open(["/runs/second.jsonl"]), rp, "found under its new run");
   });
 
+  it("a slow refresh of the run shown before a retarget never paints over the new run", async () => {
+    const gates = new Map<string, () => void>();
+    const quiet = () => undefined;
+    const host = {
+      // The first run's load waits until the test lets it finish; any other load finishes at once.
+      load: async (files: string[]) => {
+        if (files[0] === "/runs/first.jsonl" && gates.has("hold")) await new Promise<void>((r) => gates.set("first", r));
+        return vm.buildReportModel(files.map(run), 0.05);
+      },
+      openTask: async () => {},
+      exportReport: async () => {},
+      evaluateAgain: async () => {},
+    };
+    const reports = new panels.ReportPanels(Uri.file("/ext") as never, host, { info: quiet, warn: quiet, error: quiet, debug: quiet } as never);
+    const rp = await reports.open(["/runs/first.jsonl"]);
+    gates.set("hold", () => undefined);
+    const stale = rp.refresh(); // e.g. the save before a re-evaluation re-reads the old run for its stale banner
+    await reports.openEvaluation(["/skills/s/SKILL.md"], "/runs/second.jsonl");
+    gates.get("first")!();
+    await stale;
+    assert.deepEqual(rp.runFiles, ["/runs/second.jsonl"]);
+    assert.deepEqual(rp.current?.runs.map((r) => r.runFile), ["/runs/second.jsonl"], "the panel shows the new run");
+    const last = editor.panels[0]!.posted.at(-1) as { report?: { runs: { runFile: string }[] } };
+    assert.deepEqual(last.report?.runs.map((r) => r.runFile), ["/runs/second.jsonl"], "and the page was last sent the new run");
+  });
+
   it("a closed report opens again in a new panel", async () => {
     const reports = reportPanels();
     const rp = await reports.open(["/runs/a.jsonl"]);

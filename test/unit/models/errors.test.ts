@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { inspect } from "node:util";
 import { CancelledError, EndpointUnreachableError, ModelRequestError } from "../../../src/core/errors.js";
 import type { Logger } from "../../../src/core/logger.js";
-import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
+import { createOpenAIClient, neverAnsweredBudgetMs, type AttemptDeadline } from "../../../src/core/models/openai-client.js";
 import { parseRetryAfter, retryDelayMs } from "../../../src/core/models/retry.js";
 import { startScriptedServer, type ScriptedReply } from "../../support/scripted-server.js";
 
@@ -182,6 +182,47 @@ describe("retry and error classification", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("one call at a time against a hung server: the never-answered budget trips the breaker before the third attempt", async () => {
+    const server = await startScriptedServer({ script: () => ({ content: "ok" }), faults: { rate: 1, kinds: ["stall"] } });
+    try {
+      // Neither clock is time: the first attempt ends when the server reports it stalled, and the budget runs out when
+      // the second one stalls, as a 120 s timeout against a 170 s budget would order them.
+      const onStall = (seq: number): AttemptDeadline => {
+        const controller = new AbortController();
+        const off = server.onEvent((e) => {
+          if (e.type === "stalled" && e.seq === seq) controller.abort();
+        });
+        return { signal: controller.signal, dispose: off };
+      };
+      const client = createOpenAIClient({
+        baseURL: server.url,
+        model: "m",
+        timeoutMs: 3_600_000,
+        maxRetries: 6,
+        ...virtualClock().options,
+        attemptDeadline: (_request, attempt) => (attempt === 1 ? onStall(1) : { signal: new AbortController().signal, dispose: () => undefined }),
+        neverAnsweredDeadline: () => onStall(2),
+        env: {},
+      });
+      await assert.rejects(client.complete(ask, { sampleIndex: 0 }), (e: unknown) => {
+        assert.ok(e instanceof EndpointUnreachableError, String(e));
+        assert.match(e.message, /: 2 attempts in a row failed \(request timed out\), and it has not answered once in this run$/);
+        return true;
+      });
+      assert.equal(server.faultsInjected.stall, 2, "the second attempt was the last");
+      await assert.rejects(client.complete(ask, { sampleIndex: 1 }), EndpointUnreachableError);
+      assert.equal(server.faultsInjected.stall, 2, "a tripped client sends nothing");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the default budget fits 3 minutes and always one whole attempt", () => {
+    assert.equal(neverAnsweredBudgetMs(120_000), 170_000);
+    assert.equal(neverAnsweredBudgetMs(30_000), 170_000);
+    assert.equal(neverAnsweredBudgetMs(600_000), 610_000, "a timeout raised for a slow model keeps its first attempt whole");
   });
 
   it("silent after it once answered: retried to the last attempt as before, no breaker", async () => {
