@@ -14,6 +14,7 @@ import type { Browser, Frame, Page } from "playwright-core";
 import { createAblationFixture, type AblationFixture } from "../integration/support/ablation-fixture.js";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { API_KEY } from "../integration/support/fixture.js";
+import { reportFrame as reportFrameShowing } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -158,7 +159,7 @@ describe("a skill author finds what harms in the browser", { skip: skip ?? false
     await page.keyboard.press("Enter");
     await page.locator(".notifications-toasts", { hasText: /Evaluating tidy-list-outputs/ }).waitFor({ timeout: 20_000 }).catch(() => undefined);
     // The skill's open report shows the new run (one tab per skill): whichever frame it is, it comes to read 3 / 0.
-    await reportFrame(page, "#headline-flips .card-value", "3 / 0", 90_000);
+    await reportFrameShowing(page, "#headline-flips .card-value", "3 / 0", 90_000);
     await goToLine(page, 2);
     const lens = page.locator(".codelens-decoration a", { hasText: /RAE .* \u00b7 3 rescued \u00b7 0 harmed/ });
     await lens.first().waitFor({ timeout: 20_000 });
