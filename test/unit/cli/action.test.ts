@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { parse } from "yaml";
+import { runAction } from "../../support/github-action.js";
 import { sarifValidator } from "../../support/sarif.js";
 import { repoRoot, spawnCollect } from "./harness.js";
 import { writeLintLibrary } from "./lint-library.js";
@@ -64,5 +65,19 @@ describe("action.yml", () => {
     const bad = await runLintStep(ws, "skills no-such-folder");
     assert.equal(bad.code, 2);
     assert.match(bad.outputs, /^exit-code=2$/m);
+  });
+
+  it("command: an unknown command fails the action with 2; a merge of files that do not exist fails with the CLI's bad-input code and skips the artifact upload", async () => {
+    const ws = mkdtempSync(path.join(os.tmpdir(), "sf-action-"));
+    const env = { PATH: process.env.PATH ?? "", HOME: ws };
+    const summary = path.join(ws, "summary.md");
+    const unknown = await runAction(repoRoot, { command: "evaluate" }, { workspace: ws, env, summary });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stdout, /unknown command 'evaluate': use lint, run, merge or report/);
+    const merge = await runAction(repoRoot, { command: "merge", runs: "runs/*.jsonl", out: "merged.jsonl" }, { workspace: ws, env, summary });
+    assert.equal(merge.code, 2, merge.stderr);
+    assert.equal(merge.outputs["exit-code"], "2");
+    assert.deepEqual(merge.steps.filter((s) => s.status !== "skipped").map((s) => s.step), ["actions/setup-node@v4", "Build the CLI (only when this ref carries no dist/cli.js)", "cli"]);
+    await assert.rejects(runAction(repoRoot, { comand: "run" }, { workspace: ws, env, summary }), /action.yml has no input comand/);
   });
 });

@@ -1,21 +1,26 @@
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, it } from "node:test";
 import { parse } from "yaml";
+import { runAction } from "../../support/github-action.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { boxedAnswer, taskPlanScript } from "../../support/scripts.js";
-import { FAKE_KEY, cli, repoRoot, spawnCollect, tempWorkspace } from "./harness.js";
+import { FAKE_KEY, repoRoot, spawnCollect, tempWorkspace } from "./harness.js";
 
 /**
- * The README's GitHub Actions example, run as CI would run it: every `run:` step that calls the CLI, once per matrix
- * cell, then the report job's steps in order, through a `skill-following` on PATH that is the built CLI, against
- * the scripted model. Steps that only install or move artifacts have nothing to check here (the jobs share one
- * folder, which is what download-artifact's merge-multiple gives the report job).
+ * The README's GitHub Actions example, run as CI would run it: every step of the shard job once per matrix cell, then
+ * the report job's steps in order, against the scripted model. Each `uses:` of this repository's action runs
+ * action.yml's own steps (test/support/github-action.ts: inputs as INPUT_*, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
+ * GITHUB_ACTION_PATH = this repository, whose built dist/cli.js the action runs). GitHub's own actions (checkout,
+ * download-artifact) have nothing to check here: the jobs share one folder, which is what download-artifact's
+ * merge-multiple gives the report job.
  */
 interface Step {
+  uses?: string;
   run?: string;
   if?: string;
+  with?: Record<string, string | number | boolean>;
   env?: Record<string, string>;
 }
 interface Workflow {
@@ -24,6 +29,7 @@ interface Workflow {
 
 const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
 const block = /<!-- ci-matrix -->\s*```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+const isOurs = (s: Step) => /(^|\/)skill-following@/.test(s.uses ?? "");
 
 let server: ScriptedServer;
 let ws: string;
@@ -45,57 +51,77 @@ before(async () => {
   mkdirSync(path.join(ws, "tasks"));
   const lines = Array.from({ length: N }, (_, i) => JSON.stringify({ id: `t${i}`, kind: "math-answer", prompt: `Task ${i}: what is ${10 + i} + 1?`, answer: String(11 + i) }));
   writeFileSync(path.join(ws, "tasks", "tasks.jsonl"), `${lines.join("\n")}\n`);
-  mkdirSync(path.join(ws, "bin"));
-  writeFileSync(path.join(ws, "bin", "skill-following"), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`);
-  chmodSync(path.join(ws, "bin", "skill-following"), 0o755);
 });
 after(async () => {
   await server?.close();
 });
 
-function sh(script: string, extraEnv: Record<string, string>) {
-  return spawnCollect("sh", ["-ec", script], {
-    cwd: ws,
-    env: { PATH: `${path.join(ws, "bin")}:${process.env.PATH ?? ""}`, HOME: ws, OPENAI_BASE_URL: server.url, GITHUB_STEP_SUMMARY: path.join(ws, "summary.md"), ...extraEnv },
-  });
+const expand = (text: string, vars: Record<string, string>) => text.replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_, name: string) => vars[name] ?? `<unset ${name}>`);
+const expandAll = (o: Record<string, unknown> | undefined, vars: Record<string, string>) => Object.fromEntries(Object.entries(o ?? {}).map(([k, v]) => [k, expand(String(v), vars)]));
+
+/** One step of a job: this repository's action through action.yml, a `run:` through bash, GitHub's own actions skipped. */
+async function step(s: Step, vars: Record<string, string>, summary: string) {
+  const env = { PATH: process.env.PATH ?? "", HOME: ws, OPENAI_BASE_URL: server.url, ...expandAll(s.env, vars) };
+  if (isOurs(s)) return runAction(repoRoot, expandAll(s.with, vars), { workspace: ws, env, summary });
+  if (s.run) {
+    const r = await spawnCollect("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", expand(s.run, vars)], { cwd: ws, env: { ...env, GITHUB_STEP_SUMMARY: summary } });
+    return { ...r, code: r.code ?? -1, outputs: {} as Record<string, string> };
+  }
+  return undefined;
 }
 
-const expand = (text: string, vars: Record<string, string>) => text.replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_, name: string) => vars[name] ?? `<unset ${name}>`);
+it("the README installs nothing from the npm registry: an npm install it shows is of the tarball npm pack makes", () => {
+  const installs = [...readme.matchAll(/\b(npm (?:install|i)\b[^\n`]*|npx [^\n`]*)/g)].map((m) => m[1]!);
+  for (const line of installs) assert.match(line, /\.tgz\b/, `installs from the registry: ${line}`);
+  assert.doesNotMatch(readme, /npm (install|i) (--global|-g) skill-following\b/);
+});
 
-it("the README's CI matrix runs: one job per shard × model, a merge job that publishes the Markdown report and gates", async () => {
+it("the README's CI matrix runs through the action: one job per shard × model, a report job that merges, publishes the Markdown report and gates", async () => {
   assert.ok(block, "README has a <!-- ci-matrix --> yaml block");
   const wf = parse(block) as Workflow;
   const { model: models, shard: shards } = wf.jobs.shard.strategy.matrix;
   assert.ok(models.length >= 2 && shards.length >= 2, "a matrix over models and shards");
   assert.equal(wf.jobs.report.needs, "shard");
-  const cliSteps = (steps: Step[]) => steps.filter((s) => s.run && /\bskill-following\b/.test(s.run) && !/npm install/.test(s.run));
+  const all = [...wf.jobs.shard.steps, ...wf.jobs.report.steps];
+  assert.ok(!all.some((s) => /npm (install|i)\b|npx /.test(s.run ?? "")), "no install step: the action brings its own CLI");
+  assert.deepEqual(wf.jobs.report.steps.filter(isOurs).map((s) => s.with?.command), [...models.map(() => "merge"), "report"]);
 
   for (const model of models) {
     for (const shard of shards) {
-      for (const step of cliSteps(wf.jobs.shard.steps)) {
-        const vars = { "matrix.model": model, "matrix.shard": String(shard), "secrets.OPENAI_API_KEY": FAKE_KEY };
-        const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, vars)]));
-        const r = await sh(expand(step.run!, vars), env);
-        assert.equal(r.code, 0, `${step.run}\n${r.stderr}`);
+      const vars = { "matrix.model": model, "matrix.shard": String(shard), "secrets.OPENAI_API_KEY": FAKE_KEY };
+      const summary = path.join(ws, `summary-${model}-${shard}.md`);
+      for (const s of wf.jobs.shard.steps) {
+        const r = await step(s, vars, summary);
+        if (!r) continue;
+        assert.equal(r.code, 0, `${JSON.stringify(s.with)}\n${r.stderr}`);
         assert.match(r.stderr, new RegExp(`shard ${shard}/${shards.length}`));
+        assert.equal(r.outputs["exit-code"], "0");
+        assert.ok(existsSync(path.join(ws, r.outputs["run-file"] ?? "?")), `the run file the artifact step uploads: ${r.outputs["run-file"]}`);
       }
     }
   }
   assert.equal(server.calls, models.length * N * 3, "each task once per model: 2 enabled turns + 1 disabled");
 
+  const summary = path.join(ws, "summary.md");
   const codes: number[] = [];
-  for (const step of wf.jobs.report.steps.filter((s) => s.run && !/npm install/.test(s.run))) {
+  let gate: Awaited<ReturnType<typeof step>>;
+  for (const s of wf.jobs.report.steps) {
     // A failed step stops the job, except for steps marked `if: always()`.
-    if (codes.some((c) => c !== 0) && step.if !== "always()") continue;
-    const r = await sh(step.run!, {});
-    codes.push(r.code ?? -1);
-    if (/skill-following report/.test(step.run!)) assert.equal(r.code, 3, `the gate holds: careless-sums harms every task\n${r.stderr}`);
-    else assert.equal(r.code, 0, `${step.run}\n${r.stderr}`);
+    if (codes.some((c) => c !== 0) && s.if !== "always()") continue;
+    const r = await step(s, {}, summary);
+    if (!r) continue;
+    codes.push(r.code);
+    if (s.with?.command === "report") gate = r;
+    else assert.equal(r.code, 0, `${JSON.stringify(s.with ?? s.run)}\n${r.stderr}`);
   }
+  assert.ok(gate, "the report step ran");
+  assert.equal(gate.code, 3, `the gate holds: careless-sums harms every task\n${gate.stderr}`);
+  assert.equal(gate.outputs["exit-code"], "3");
+  assert.deepEqual(codes, [...models.map(() => 0), 3], "the merges pass; the report step fails the job with exit code 3");
   for (const model of models) assert.ok(existsSync(path.join(ws, "merged", `${model}.jsonl`)), `merged/${model}.jsonl`);
   const report = readFileSync(path.join(ws, "report.md"), "utf8");
   const plain = report.replace(/\\(.)/g, "$1"); // Markdown escapes
   for (const model of models) assert.ok(plain.includes(model), `the report names ${model}`);
   assert.match(plain, /careless-sums \| 15 \| 0 \| 15 \|/);
-  assert.equal(readFileSync(path.join(ws, "summary.md"), "utf8"), report, "the publish step ran after the gate failed the job");
+  assert.equal(readFileSync(summary, "utf8"), report, "the job summary is the report, written before the gate failed the step");
 });

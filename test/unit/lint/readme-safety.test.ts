@@ -10,8 +10,8 @@ import { it } from "node:test";
 
 const repo = path.resolve(__dirname, "../../..");
 const KEYS = /^(hostile|hostile-unconfined|runner|deadlines|json-file-cache|host-inputs|confinement|cli|render|e2e report|integration untrusted): /;
-/** Quoted text that is code or a path, not a test name. */
-const NOT_A_NAME = /^(apt-get |--|\.ci\/|\/|[\w./-]+\.ts$)|^[\w.]+$/;
+/** Quoted text that is code or a path, not a test name: a command, one flag (with its value), a path, an identifier. */
+const NOT_A_NAME = /^(apt-get |node |skill-following |\.ci\/|\/|[\w./-]+\.ts$)|^--[\w-]+(?:[ =]\S+)?$|^[\w.]+$/;
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];
@@ -26,7 +26,7 @@ function testFiles(dir: string): string[] {
 it("every test the README's Safety section names exists", () => {
   const readme = readFileSync(path.join(repo, "README.md"), "utf8");
   const safety = readme.slice(readme.indexOf("## Safety"), readme.indexOf("\n## ", readme.indexOf("## Safety") + 1)).replace(/\s+/g, " ");
-  const files = testFiles(path.join(repo, "test")).map((f) => ({ f, text: readFileSync(f, "utf8").replace(/\\'/g, "'") }));
+  const files = testFiles(path.join(repo, "test")).map((f) => ({ f, text: readFileSync(f, "utf8").replace(/\\(['"])/g, "$1") }));
   const names = [...safety.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((q) => !NOT_A_NAME.test(q));
   assert.ok(names.length >= 30, `only ${names.length} test names quoted`);
   const missing = names.filter((name) => {
