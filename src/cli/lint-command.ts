@@ -5,6 +5,7 @@ import type { Logger } from "../core/logger.js";
 import { DEFAULT_SKILL_ROOTS, findSkillRoots } from "../core/skills/index.js";
 import { TOOL_VERSION } from "../core/version.js";
 import { sarifLog, sarifUri, type SarifLevel } from "../shared/sarif.js";
+import { counted } from "../shared/format.js";
 import { choice, parse } from "./args.js";
 import { countBySeverity, lintRules, lintSkills, type LintFinding, type LintResult, type Severity } from "./lint.js";
 
@@ -55,7 +56,7 @@ function skillOf(abs: string): string {
 }
 
 function summary(result: LintResult, c: Record<Severity, number>): string {
-  return `${result.files} files (${result.skills} skills): ${c.error} errors, ${c.warning} warnings, ${c.info} notes`;
+  return `${counted(result.files, "file")} (${counted(result.skills, "skill")}): ${counted(c.error, "error")}, ${counted(c.warning, "warning")}, ${counted(c.info, "note")}`;
 }
 
 const rel = (file: string, cwd: string) => {

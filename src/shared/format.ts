@@ -103,3 +103,8 @@ export function multiplicityNote(s: { effect: number | null; p: number | null; p
   if (alone === among) return undefined;
   return `${alone} alone (${pLabel(s.p)}); ${among} among ${family} skills (${pLabel(s.pHolm, "Holm p")})`;
 }
+
+/** "1 file", "2 files": a count with its noun in the right number. */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -147,7 +147,7 @@ describe("skill-following lint through the built CLI (dist/cli.js)", () => {
     const lib = writeLintLibrary();
     const warnings = await lint(["skills/field-type", "skills/lower-case", "skills/unknown"], lib.root);
     assert.equal(warnings.code, 0, warnings.stdout);
-    assert.match(warnings.stdout, /0 errors, 2 warnings, 1 notes/);
+    assert.match(warnings.stdout, /0 errors, 2 warnings, 1 note\n$/);
   });
 
   it("an evals/evals.json path lints its skill; the evals of a skill whose SKILL.md does not load are still checked", async () => {
