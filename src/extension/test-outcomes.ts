@@ -101,7 +101,10 @@ export function outcomeMessage(o: TaskOutcome, skillName: string): { message: st
   return { message };
 }
 
-/** Model calls a set of runs made, and how many of them the response cache answered. */
-export function callsOf(records: readonly RunRecord[]): { calls: number; cached: number } {
-  return records.reduce((acc, r) => ({ calls: acc.calls + r.modelCalls, cached: acc.cached + r.cachedCalls }), { calls: 0, cached: 0 });
+/** Model calls a set of runs made (`calls`), how many the response cache answered and how many went to the model. */
+export function callsOf(records: readonly RunRecord[]): { calls: number; cached: number; sent: number } {
+  // A record's modelCalls are the requests sent to the model; its cachedCalls those the cache answered instead.
+  const sent = records.reduce((n, r) => n + r.modelCalls, 0);
+  const cached = records.reduce((n, r) => n + r.cachedCalls, 0);
+  return { calls: sent + cached, cached, sent };
 }

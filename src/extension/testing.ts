@@ -47,9 +47,10 @@ export interface ShownState {
 export interface TaskRerun {
   runFile: string;
   outcomes: TaskOutcome[];
-  /** Model calls of the pairs, `cached` of them answered by the response cache (the rest went to the model). */
+  /** Model calls of the pairs: `cached` of them answered by the response cache, `sent` to the model. */
   calls: number;
   cached: number;
+  sent: number;
   cancelled: boolean;
 }
 
@@ -257,7 +258,7 @@ export class SkillTests implements vscode.Disposable {
     const item = this.controller.items.get(file);
     if (item) testRun.started(item);
     const opts = config.model && config.taskSetFile ? { model: config.model, taskSet: config.taskSetFile, background: true } : { background: true };
-    const out = (await vscode.commands.executeCommand(COMMANDS.evaluateSkill.id, vscode.Uri.file(file), opts)) as EvaluateOutcome | undefined;
+    const out = await vscode.commands.executeCommand<EvaluateOutcome | undefined>(COMMANDS.evaluateSkill.id, vscode.Uri.file(file), opts);
     if (!out || out.cancelled) {
       if (item) testRun.skipped(item);
       return;
@@ -283,7 +284,7 @@ export class SkillTests implements vscode.Disposable {
       }
       const name = this.skills.get(file) ?? "";
       this.report(testRun, file, name, out.runFile, out.outcomes);
-      testRun.appendOutput(lines(`Re-ran ${taskIds.length === 1 ? `the pair of ${taskIds[0]}` : `${taskIds.length} pairs`}: ${out.calls} model calls, ${out.cached} answered by the response cache, ${out.calls - out.cached} sent to the model (${path.basename(out.runFile)}).`));
+      testRun.appendOutput(lines(`Re-ran ${taskIds.length === 1 ? `the pair of ${taskIds[0]}` : `${taskIds.length} pairs`}: ${out.calls} model calls, ${out.cached} answered by the response cache, ${out.sent} sent to the model (${path.basename(out.runFile)}).`));
       for (const id of taskIds) if (!out.outcomes.some((o) => o.taskId === id)) {
         const i = parent?.children.get(taskItemId(file, id));
         if (i) testRun.errored(i, new vscode.TestMessage(`${id} is not in the task set of this configuration.`));
@@ -331,7 +332,7 @@ export async function rerunTasks(svc: Services, skillFile: string, taskIds: read
   const wanted = new Set(taskIds);
   const taskSet = { ...full, tasks: full.tasks.filter((t) => wanted.has(t.id)) };
   const name = skills.find((s) => path.resolve(s.file) === path.resolve(skillFile))?.name ?? path.basename(path.dirname(skillFile));
-  if (taskSet.tasks.length === 0) return { runFile: "", outcomes: [], calls: 0, cached: 0, cancelled: false };
+  if (taskSet.tasks.length === 0) return { runFile: "", outcomes: [], calls: 0, cached: 0, sent: 0, cancelled: false };
 
   // The task set's own settings, but all of the chosen tasks: a limit or a stop rule is about a whole set.
   const { limit: _limit, ...settings } = runSettingsFromConfig(svc.config.get());
@@ -344,7 +345,7 @@ export async function rerunTasks(svc: Services, skillFile: string, taskIds: read
   const outcome = await svc.runner
     .run({ skills, taskSet, client, modelName, ...(baseUrl ? { baseUrl } : {}), ...(judge ? { judge } : {}), settings, label, runFile, resume: false })
     .finally(() => dispose?.());
-  if (!existsSync(runFile)) return { runFile, outcomes: [], calls: 0, cached: 0, cancelled: true };
+  if (!existsSync(runFile)) return { runFile, outcomes: [], calls: 0, cached: 0, sent: 0, cancelled: true };
   svc.runs.forget(runFile);
   const run = await svc.runs.load(runFile);
   const outcomes = skillTaskOutcomes(run, name).filter((o) => wanted.has(o.taskId));
