@@ -54,6 +54,16 @@ export interface TaskRerun {
   cancelled: boolean;
 }
 
+/** A skill's item as built from its shown result. */
+interface Built {
+  file: string;
+  name: string;
+  item: vscode.TestItem;
+  result: SkillResult;
+  runFile: string;
+  outcomes: TaskOutcome[];
+}
+
 const taskItemId = (skillFile: string, taskId: string) => `${skillFile}\u0000${taskId}`;
 const lines = (s: string) => s.replace(/\r?\n/g, "\r\n") + "\r\n";
 
@@ -96,17 +106,33 @@ export class SkillTests implements vscode.Disposable {
       for (const file of this.svc.results.files()) if (!skills.has(file)) skills.set(file, this.svc.results.get(file)?.name ?? path.basename(path.dirname(file)));
       this.skills = skills;
       for (const [id] of this.controller.items) if (!skills.has(id)) this.controller.items.delete(id);
-      for (const file of skills.keys()) await this.build(file, false);
+      for (const file of skills.keys()) {
+        const built = await this.build(file);
+        // What VS Code restored from the last session is what the view would publish: nothing new to report.
+        if (built && !this.published.has(file)) this.published.set(file, built.runFile);
+      }
     });
   }
 
-  /** Results changed (an evaluation finished): rebuild those skills' items and publish a shown result that is new. */
+  /**
+   * Results changed (an evaluation finished): rebuild those skills' items, and publish the skills whose shown result
+   * is new as one test run (a library run changes many skills at once).
+   */
   private update(files: string[]): Promise<void> {
     return this.enqueue(async () => {
+      const fresh: Built[] = [];
       for (const file of files) {
         if (!this.skills.has(file)) this.skills.set(file, this.svc.results.get(file)?.name ?? path.basename(path.dirname(file)));
-        await this.build(file, this.running === 0);
+        const built = await this.build(file);
+        if (built && this.running === 0 && this.published.get(file) !== built.runFile) fresh.push(built);
+        if (built) this.published.set(file, built.runFile);
       }
+      if (fresh.length === 0) return;
+      const first = fresh[0]!.result;
+      const what = fresh.length === 1 ? fresh[0]!.name : `${fresh.length} skills`;
+      const testRun = this.controller.createTestRun(new vscode.TestRunRequest(fresh.map((b) => b.item)), `${what} \u00b7 ${first.model} on ${first.taskSet}`, true);
+      for (const b of fresh) this.report(testRun, b.file, b.name, b.runFile, b.outcomes);
+      testRun.end();
     });
   }
 
@@ -115,8 +141,8 @@ export class SkillTests implements vscode.Disposable {
     return this.refreshing;
   }
 
-  /** The skill's item with its shown result's tasks as children; `publish`: report that result as a test run. */
-  private async build(file: string, publish: boolean): Promise<void> {
+  /** The skill's item with its shown result's tasks as children; what it shows, when there is a result. */
+  private async build(file: string): Promise<Built | undefined> {
     const name = this.skills.get(file) ?? path.basename(path.dirname(file));
     let item = this.controller.items.get(file);
     if (!item) {
@@ -129,26 +155,20 @@ export class SkillTests implements vscode.Disposable {
     if (!result) {
       item.description = "not evaluated";
       item.children.replace([]);
-      return;
+      return undefined;
     }
     item.description = lensTitle(result, false);
     let run: LoadedRun;
     try {
       run = await this.svc.runs.load(result.runFile);
     } catch {
-      item.description = `${lensTitle(result, false)} · run file missing`;
+      item.description = `${lensTitle(result, false)} \u00b7 run file missing`;
       item.children.replace([]);
-      return;
+      return undefined;
     }
     const outcomes = skillTaskOutcomes(run, result.name);
     item.children.replace(outcomes.map((o) => this.taskItem(file, o)));
-    if (publish && this.published.get(file) !== result.runFile) {
-      const request = new vscode.TestRunRequest([item]);
-      const testRun = this.controller.createTestRun(request, `${name} · ${result.model} on ${result.taskSet}`, true);
-      this.report(testRun, file, name, run.file, outcomes);
-      testRun.end();
-    }
-    this.published.set(file, result.runFile);
+    return { file, name, item, result, runFile: run.file, outcomes };
   }
 
   private taskItem(file: string, o: TaskOutcome): vscode.TestItem {
@@ -269,7 +289,6 @@ export class SkillTests implements vscode.Disposable {
     const name = this.skills.get(file) ?? run.header.skills.find((s) => path.resolve(s.file) === file)?.name ?? "";
     // The items show the skill's shown configuration; a run of another one reports the tasks both have.
     this.report(testRun, file, name, run.file, skillTaskOutcomes(run, name));
-    if (this.svc.results.get(file)?.runFile === out.runFile) this.published.set(file, out.runFile);
   }
 
   private async rerunInto(testRun: vscode.TestRun, file: string, taskIds: string[], config: ProfileConfig): Promise<void> {
