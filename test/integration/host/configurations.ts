@@ -42,6 +42,7 @@ interface Item {
 }
 interface Api {
   services: {
+    runner: { running: boolean };
     results: { get(file: string): { runFile: string; model: string; librarySize?: number } | undefined; others(file: string): { runFile: string; model: string; librarySize?: number }[] };
     testing: {
       controller: { items: { forEach(fn: (i: Item) => void): void } };
@@ -78,7 +79,14 @@ async function body(): Promise<void> {
   const skillUri = vscode.Uri.file(skillFile);
 
   steps.push("Try the Example with model A");
-  const a = (await vscode.commands.executeCommand("skillFollowing.tryExample", { folder: config.workspace })) as { runFile: string; cancelled: boolean } | undefined;
+  // With an endpoint configured, the example asks which model, offering the configured one (A) first: Enter.
+  let finished = false;
+  const trying = Promise.resolve(vscode.commands.executeCommand("skillFollowing.tryExample", { folder: config.workspace })).finally(() => (finished = true));
+  while (!finished && !api.services.runner.running) {
+    await new Promise((r) => setTimeout(r, 500));
+    if (!finished && !api.services.runner.running) await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+  }
+  const a = (await trying) as { runFile: string; cancelled: boolean } | undefined;
   facts.exampleRun = a ? path.basename(a.runFile) : null;
   const own = api.services.results.get(skillFile);
   facts.afterExample = { lens: await waitFor("the example's CodeLens", async () => ((await lenses(skillUri)).some((l) => l.title.startsWith("RAE")) ? lenses(skillUri) : undefined)), diagnostics: diagnosticsOf(skillUri) };
