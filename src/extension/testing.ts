@@ -64,7 +64,13 @@ interface Built {
   outcomes: TaskOutcome[];
 }
 
-const taskItemId = (skillFile: string, taskId: string) => `${skillFile}\u0000${taskId}`;
+/**
+ * A task's key in `shown` and for runWith: `<skill file>\0<task id>`. Its TestItem id is only `task:<task id>`:
+ * ids need to be unique among siblings, and VS Code joins the ids of an item's chain with \0 itself.
+ */
+export const taskKey = (skillFile: string, taskId: string) => `${skillFile}\u0000${taskId}`;
+const TASK_PREFIX = "task:";
+const taskItemId = (taskId: string) => `${TASK_PREFIX}${taskId}`;
 const lines = (s: string) => s.replace(/\r?\n/g, "\r\n") + "\r\n";
 
 export class SkillTests implements vscode.Disposable {
@@ -172,7 +178,7 @@ export class SkillTests implements vscode.Disposable {
   }
 
   private taskItem(file: string, o: TaskOutcome): vscode.TestItem {
-    const item = this.controller.createTestItem(taskItemId(file, o.taskId), o.taskId);
+    const item = this.controller.createTestItem(taskItemId(o.taskId), o.taskId);
     item.description = outcomeLabel(o);
     return item;
   }
@@ -181,12 +187,12 @@ export class SkillTests implements vscode.Disposable {
   private report(testRun: vscode.TestRun, file: string, name: string, runFile: string, outcomes: readonly TaskOutcome[]): void {
     const parent = this.controller.items.get(file);
     for (const o of outcomes) {
-      const item = parent?.children.get(taskItemId(file, o.taskId));
+      const item = parent?.children.get(taskItemId(o.taskId));
       if (!item) continue;
       item.description = outcomeLabel(o);
       const state = TEST_STATE[o.kind];
       const m = outcomeMessage(o, name);
-      this.shown.set(item.id, { state, runFile, message: m.message, ...(m.expected !== undefined ? { expected: m.expected, actual: m.actual! } : {}) });
+      this.shown.set(taskKey(file, o.taskId), { state, runFile, message: m.message, ...(m.expected !== undefined ? { expected: m.expected, actual: m.actual! } : {}) });
       const duration = (o.enabled?.latencyMs ?? 0) + (o.disabled?.latencyMs ?? 0);
       if (state === "passed") {
         testRun.appendOutput(lines(m.message), undefined, item);
@@ -233,9 +239,9 @@ export class SkillTests implements vscode.Disposable {
   }
 
   private findItem(id: string): vscode.TestItem {
-    const [file] = id.split("\u0000");
+    const [file, taskId] = id.split("\u0000");
     const skill = this.controller.items.get(file!);
-    const item = id === file ? skill : skill?.children.get(id);
+    const item = taskId === undefined ? skill : skill?.children.get(taskItemId(taskId));
     if (!item) throw new Error(`no test item ${JSON.stringify(id)}`);
     return item;
   }
@@ -243,15 +249,14 @@ export class SkillTests implements vscode.Disposable {
   /** A profile's run: each skill asked for is evaluated; tasks asked for (without their skill) re-run their pairs. */
   private async run(config: ProfileConfig, request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     await this.settled();
-    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+    const excluded = new Set(request.exclude ?? []);
     const include = request.include ?? [...this.controller.items].map(([, item]) => item);
     const whole = new Set<string>();
     const tasks = new Map<string, string[]>();
     for (const item of include) {
-      if (excluded.has(item.id)) continue;
-      const [file, taskId] = item.id.split("\u0000");
-      if (taskId === undefined) whole.add(file!);
-      else tasks.set(file!, [...(tasks.get(file!) ?? []), taskId]);
+      if (excluded.has(item)) continue;
+      if (!item.parent) whole.add(item.id);
+      else if (item.id.startsWith(TASK_PREFIX)) tasks.set(item.parent.id, [...(tasks.get(item.parent.id) ?? []), item.id.slice(TASK_PREFIX.length)]);
     }
     for (const file of whole) tasks.delete(file);
     if (!(await requireTrust())) return;
@@ -293,7 +298,7 @@ export class SkillTests implements vscode.Disposable {
 
   private async rerunInto(testRun: vscode.TestRun, file: string, taskIds: string[], config: ProfileConfig): Promise<void> {
     const parent = this.controller.items.get(file);
-    const items = taskIds.map((id) => parent?.children.get(taskItemId(file, id))).filter((i): i is vscode.TestItem => i !== undefined);
+    const items = taskIds.map((id) => parent?.children.get(taskItemId(id))).filter((i): i is vscode.TestItem => i !== undefined);
     for (const i of items) testRun.started(i);
     try {
       const out = await rerunTasks(this.svc, file, taskIds, config);
@@ -305,7 +310,7 @@ export class SkillTests implements vscode.Disposable {
       this.report(testRun, file, name, out.runFile, out.outcomes);
       testRun.appendOutput(lines(`Re-ran ${taskIds.length === 1 ? `the pair of ${taskIds[0]}` : `${taskIds.length} pairs`}: ${out.calls} model calls, ${out.cached} answered by the response cache, ${out.sent} sent to the model (${path.basename(out.runFile)}).`));
       for (const id of taskIds) if (!out.outcomes.some((o) => o.taskId === id)) {
-        const i = parent?.children.get(taskItemId(file, id));
+        const i = parent?.children.get(taskItemId(id));
         if (i) testRun.errored(i, new vscode.TestMessage(`${id} is not in the task set of this configuration.`));
       }
     } catch (err) {

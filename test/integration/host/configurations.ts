@@ -123,7 +123,7 @@ async function body(): Promise<void> {
     skills: items.map((i) => i.label).sort(),
     skillDescription: skillItem?.description ?? null,
     tasks: skillItem ? children(skillItem).map((c) => c.label) : [],
-    states: Object.fromEntries(skillItem ? children(skillItem).map((c) => [c.label, testing.shown.get(c.id)?.state ?? null]) : []),
+    states: Object.fromEntries(skillItem ? children(skillItem).map((c) => [c.label, testing.shown.get(`${skillFile}\u0000${c.label}`)?.state ?? null]) : []),
     publishedFrom: skillItem ? path.basename(testing.shown.get(`${skillFile}\u0000${config.harmedTask}`)?.runFile ?? "") : null,
     harmedMessage: testing.shown.get(`${skillFile}\u0000${config.harmedTask}`) ?? null,
     profiles: testing.profileLabels(),

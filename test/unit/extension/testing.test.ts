@@ -22,7 +22,9 @@ let tests: InstanceType<TestingModule["SkillTests"]>;
 let controller: FakeTestController;
 
 const MODEL = "scripted-model";
+/** A task's key for runWith and `shown`; its TestItem id (what a run reports) is `task:<id>` under its skill. */
 const taskId = (id: string) => `${path.resolve(fixture.skillFile)}\u0000${id}`;
+const itemId = (id: string) => `task:${id}`;
 
 before(async () => {
   installFakeVscode();
@@ -89,17 +91,17 @@ describe("the Testing view", () => {
     assert.equal(run.ended, true);
     const final = run.final();
     assert.deepEqual(
-      FIXTURE_TASKS.map((t) => final.get(taskId(t.id))?.state),
+      FIXTURE_TASKS.map((t) => final.get(itemId(t.id))?.state),
       ["passed", "failed", "failed", "passed", "skipped", "skipped"],
     );
-    const harmed = final.get(taskId("T2-harmed"))!.message!;
+    const harmed = final.get(itemId("T2-harmed"))!.message!;
     assert.match(harmed.message, /^T2-harmed: harmed: passes only without the skill \(units-helper\)\nWith skills: FAIL \(/);
     assert.match(harmed.message, /\nWithout skills: PASS \(/);
     assert.equal(harmed.expectedOutput, "7", "the answer that passed: without the skill");
     assert.equal(harmed.actualOutput, "107", "the answer with the skill");
     // The HTML payload in the task id stays plain text (TestMessage is a string, never rendered as HTML).
-    assert.ok(final.get(taskId(XSS_TASK_ID))!.message!.message.startsWith(XSS_TASK_ID));
-    const skippedWhy = run.output.filter((o) => o.id === taskId("T5-no-skill")).map((o) => o.text).join("");
+    assert.ok(final.get(itemId(XSS_TASK_ID))!.message!.message.startsWith(XSS_TASK_ID));
+    const skippedWhy = run.output.filter((o) => o.id === itemId("T5-no-skill")).map((o) => o.text).join("");
     assert.match(skippedWhy, /not retrieved: the agent did not load the skill/);
   });
 
@@ -113,7 +115,7 @@ describe("the Testing view", () => {
     assert.equal(fixture.server.calls - calls, 0, "every call of the pair is in the response cache");
     assert.equal(controller.runs.length, runs + 1, "one test run, nothing published besides it");
     const run: FakeTestRun = controller.runs[runs]!;
-    assert.deepEqual([...run.final()].map(([id, s]) => [id, s.state]), [[taskId("T2-harmed"), "failed"]], "only that task");
+    assert.deepEqual([...run.final()].map(([id, s]) => [id, s.state]), [[itemId("T2-harmed"), "failed"]], "only that task");
     assert.match(run.output.map((o) => o.text).join(""), /Re-ran the pair of T2-harmed: 3 model calls, 3 answered by the response cache, 0 sent to the model/);
     assert.equal(svc.results.get(fixture.skillFile)!.runFile, firstRun, "a re-run of one task never replaces the skill's result");
     const shown = tests.shown.get(taskId("T2-harmed"))!;
@@ -130,7 +132,7 @@ describe("the Testing view", () => {
     // result is new, so the one answer after it is a new request.
     assert.equal(fixture.server.calls - calls, 1);
     const run = controller.runs[controller.runs.length - 1]!;
-    assert.equal(run.final().get(taskId("T1-rescued"))?.state, "passed");
+    assert.equal(run.final().get(itemId("T1-rescued"))?.state, "passed");
     assert.match(run.output.map((o) => o.text).join(""), /3 model calls, 2 answered by the response cache, 1 sent to the model/);
   });
 
@@ -143,7 +145,7 @@ describe("the Testing view", () => {
     assert.equal(fixture.server.calls - calls, 3);
     assert.equal(controller.runs.length, runs + 1, "the profile's run only: the evaluation is not published a second time");
     const final = controller.runs[runs]!.final();
-    assert.deepEqual(FIXTURE_TASKS.map((t) => final.get(taskId(t.id))?.state), ["passed", "failed", "failed", "passed", "skipped", "skipped"]);
+    assert.deepEqual(FIXTURE_TASKS.map((t) => final.get(itemId(t.id))?.state), ["passed", "failed", "failed", "passed", "skipped", "skipped"]);
     assert.notEqual(svc.results.get(fixture.skillFile)!.runFile, firstRun, "a whole evaluation is the skill's new result");
   });
 });
