@@ -110,6 +110,8 @@ async function body(): Promise<void> {
   facts.others = api.services.results.others(skillFile).map((r) => ({ runFile: path.basename(r.runFile), model: r.model, librarySize: r.librarySize ?? null }));
   facts.after = { lens: await lenses(skillUri), diagnostics: diagnosticsOf(skillUri) };
   await vscode.commands.executeCommand("workbench.actions.view.problems");
+  // The editor asks for CodeLenses again a moment after it is shown: let the picture catch up with the facts.
+  await new Promise((r) => setTimeout(r, 3000));
   await requestShot(config.resultsFile, "4-verdict-still-model-a");
 
   steps.push("the Testing view");
@@ -128,6 +130,8 @@ async function body(): Promise<void> {
     harmedMessage: testing.shown.get(`${skillFile}\u0000${config.harmedTask}`) ?? null,
     profiles: testing.profileLabels(),
   };
+  const harmedItem = skillItem ? children(skillItem).find((c) => c.label === config.harmedTask) : undefined;
+  if (harmedItem) await vscode.commands.executeCommand("vscode.revealTestInExplorer", harmedItem).then(undefined, () => undefined);
   await requestShot(config.resultsFile, "5-testing-view");
 
   steps.push("re-run one task's pair, unchanged skill");
