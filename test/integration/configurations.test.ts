@@ -90,6 +90,8 @@ describe("issue 24 in code-server: verdicts per configuration and the Testing vi
     assert.deepEqual(facts.after.diagnostics.map((d: { code: string }) => d.code), facts.afterExample.diagnostics.map((d: { code: string }) => d.code), "the same verdict as right after the example");
 
     const titles = facts.after.lens.map((l: { title: string }) => l.title);
+    assert.equal(facts.activeEditor.uri, facts.activeEditor.skillUri);
+    assert.deepEqual(facts.activeEditor.lens, titles, "the skill's open editor gets the same lenses");
     const verdict = facts.after.lens.find((l: { title: string }) => l.title.startsWith("RAE"));
     assert.equal(verdict.title, facts.afterExample.lens.find((l: { title: string }) => l.title.startsWith("RAE")).title, titles.join(" | "));
     const alsoB = facts.after.lens.find((l: { title: string }) => l.title.startsWith(`also: ${MODEL_B} on math-word in a library of`));

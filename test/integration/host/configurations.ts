@@ -104,11 +104,15 @@ async function body(): Promise<void> {
   await requestShot(config.resultsFile, "3-compare-a-b");
 
   steps.push("the skill's verdict afterwards");
+  // A fresh editor of the skill, as when the author opens it after the runs.
+  await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   await vscode.window.showTextDocument(skillUri, { preview: false });
   const shown = api.services.results.get(skillFile)!;
   facts.shown = { runFile: path.basename(shown.runFile), model: shown.model, librarySize: shown.librarySize ?? null };
   facts.others = api.services.results.others(skillFile).map((r) => ({ runFile: path.basename(r.runFile), model: r.model, librarySize: r.librarySize ?? null }));
   facts.after = { lens: await lenses(skillUri), diagnostics: diagnosticsOf(skillUri) };
+  const active = vscode.window.activeTextEditor?.document.uri;
+  facts.activeEditor = { uri: active?.toString() ?? null, skillUri: skillUri.toString(), lens: active ? (await lenses(active)).map((l) => l.title) : [] };
   await vscode.commands.executeCommand("workbench.actions.view.problems");
   // The editor asks for CodeLenses again a moment after it is shown: let the picture catch up with the facts.
   await new Promise((r) => setTimeout(r, 3000));
