@@ -37,7 +37,7 @@ export interface ConfigsFixture {
   close(): Promise<void>;
 }
 
-export async function createConfigsFixture(dir: string): Promise<ConfigsFixture> {
+export async function createConfigsFixture(dir: string, settings: Record<string, unknown> = {}): Promise<ConfigsFixture> {
   const a = exampleScript();
   const b = harmlessScript();
   const server = await startScriptedServer({ script: (req, ctx) => (req.model === MODEL_B ? b(req, ctx) : a(req, ctx)), requireKey: API_KEY });
@@ -47,7 +47,7 @@ export async function createConfigsFixture(dir: string): Promise<ConfigsFixture>
   });
   await new Promise<void>((r) => control.listen(0, "127.0.0.1", () => r()));
   mkdirSync(path.join(dir, ".vscode"), { recursive: true });
-  writeFileSync(path.join(dir, ".vscode", "settings.json"), JSON.stringify({ "skillFollowing.baseUrl": server.url, "skillFollowing.model": MODEL_A, "skillFollowing.concurrency": 2 }, null, 2));
+  writeFileSync(path.join(dir, ".vscode", "settings.json"), JSON.stringify({ "skillFollowing.baseUrl": server.url, "skillFollowing.model": MODEL_A, "skillFollowing.concurrency": 2, ...settings }, null, 2));
   return {
     dir,
     server,
