@@ -20,6 +20,7 @@ import { RunFiles } from "./run-files.js";
 import { createSecrets } from "./secrets.js";
 import type { Services } from "./services.js";
 import { openTaskComparison, registerTranscripts } from "./transcripts.js";
+import { SkillTests } from "./testing.js";
 
 /**
  * The composition root: build the services once, then one register call per feature, each returning disposables
@@ -61,6 +62,8 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
     const lenses = new SkillCodeLenses(results);
     const tree = new ResultsTree(svc);
     svc.tree = tree;
+    const testing = new SkillTests(svc);
+    svc.testing = testing;
     const sectionLenses = new SectionCodeLenses(sections, results);
     const skillSelector: vscode.DocumentSelector = { scheme: "file", pattern: "**/SKILL.md" };
 
@@ -84,6 +87,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       vscode.languages.registerCodeActionsProvider(skillSelector, new SectionCodeActions(sections), { providedCodeActionKinds: SectionCodeActions.kinds }),
       registerEvaluateOnSave(svc),
       tree,
+      testing,
       vscode.window.createTreeView(RESULTS_VIEW, { treeDataProvider: tree, showCollapseAll: true }),
       // A saved skill, or a new result, can make an open report stale (or current again): its banner follows.
       vscode.workspace.onDidSaveTextDocument((doc) => {

@@ -27,4 +27,6 @@ export interface Services {
   layout: WorkspaceLayout;
   /** The Skill Following view (set once it is registered). */
   tree?: { refresh(): void };
+  /** The Testing view (testing.ts; set once it is registered). */
+  testing?: import("./testing.js").SkillTests;
 }

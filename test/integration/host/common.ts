@@ -3,7 +3,7 @@
  * way it reports (a JSON file of facts, written atomically, with the failure recorded instead of thrown, so a
  * failure shows up as a failing assertion with its message, not as a timeout).
  */
-import { renameSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 
 declare const __SF_HOST_CONFIG__: string;
 
@@ -68,4 +68,15 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | fals
   } finally {
     waiting = undefined;
   }
+}
+
+/**
+ * Asks the outer test for a screenshot of the workbench as it is now (runInExtensionHost with `shotsDir` takes it
+ * and removes the request), and waits until it is taken. Without a taker it goes on after 15 s: shots are evidence
+ * for a reader, never what a test asserts.
+ */
+export async function requestShot(resultsFile: string, name: string): Promise<void> {
+  const request = `${resultsFile}.shot`;
+  writeFileSync(request, name);
+  for (let waited = 0; existsSync(request) && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
 }

@@ -6,7 +6,7 @@
  * Recipe and measurements: docs/platform-notes.md part D2.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -246,6 +246,8 @@ export async function runInExtensionHost(options: {
   timeoutMs: number;
   /** The extension under development that hosts the test module (default: ours, EXTENSION_DIR, or the probe when ours is installed from the .vsix). */
   developmentPath?: string;
+  /** Takes the screenshots the module asks for (host/common.ts requestShot) into this folder as <name>.png. */
+  shotsDir?: string;
 }): Promise<unknown> {
   const browser = await launchBrowser();
   try {
@@ -256,7 +258,15 @@ export async function runInExtensionHost(options: {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(url);
     const deadline = Date.now() + options.timeoutMs;
+    const shotRequest = `${options.resultsFile}.shot`;
     while (!existsSync(options.resultsFile)) {
+      if (options.shotsDir && existsSync(shotRequest)) {
+        const name = readFileSync(shotRequest, "utf8").trim();
+        mkdirSync(options.shotsDir, { recursive: true });
+        await sleep(1000); // let the workbench paint what the module just did
+        await page.screenshot({ path: path.join(options.shotsDir, `${name}.png`) }).catch(() => undefined);
+        rmSync(shotRequest, { force: true });
+      }
       if (Date.now() > deadline) throw new Error(`no results from the extension host after ${options.timeoutMs} ms (${options.resultsFile})`);
       await sleep(200);
     }

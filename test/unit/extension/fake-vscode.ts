@@ -46,10 +46,18 @@ Object.defineProperty(LanguageModelError.NotFound, "name", { value: "NotFound" }
 
 export class CancellationTokenSource {
   cancelled = false;
-  readonly token = { isCancellationRequested: false };
+  private readonly listeners: (() => void)[] = [];
+  readonly token = {
+    isCancellationRequested: false,
+    onCancellationRequested: (listener: () => void) => {
+      this.listeners.push(listener);
+      return { dispose: () => void this.listeners.splice(this.listeners.indexOf(listener), 1) };
+    },
+  };
   cancel() {
     this.cancelled = true;
     this.token.isCancellationRequested = true;
+    for (const l of [...this.listeners]) l();
   }
   dispose() {}
 }
@@ -105,6 +113,120 @@ export class Uri {
   }
 }
 
+/** vscode.TestItemCollection: insertion-ordered, iterated as [id, item]. */
+export class FakeTestItemCollection {
+  private readonly map = new Map<string, FakeTestItem>();
+  constructor(private readonly parent?: FakeTestItem) {}
+  get size() {
+    return this.map.size;
+  }
+  get(id: string) {
+    return this.map.get(id);
+  }
+  add(item: FakeTestItem) {
+    item.parent = this.parent;
+    this.map.set(item.id, item);
+  }
+  delete(id: string) {
+    this.map.delete(id);
+  }
+  replace(items: readonly FakeTestItem[]) {
+    this.map.clear();
+    for (const i of items) this.add(i);
+  }
+  forEach(fn: (item: FakeTestItem) => void) {
+    for (const i of this.map.values()) fn(i);
+  }
+  [Symbol.iterator]() {
+    return this.map.entries();
+  }
+}
+
+export class FakeTestItem {
+  description?: string;
+  parent?: FakeTestItem;
+  readonly children: FakeTestItemCollection = new FakeTestItemCollection(this);
+  constructor(readonly id: string, public label: string, readonly uri?: Uri) {}
+}
+
+export class TestMessage {
+  expectedOutput?: string;
+  actualOutput?: string;
+  constructor(readonly message: string) {}
+  static diff(message: string, expected: string, actual: string) {
+    const m = new TestMessage(message);
+    m.expectedOutput = expected;
+    m.actualOutput = actual;
+    return m;
+  }
+}
+
+export class TestRunRequest {
+  constructor(readonly include?: readonly FakeTestItem[], readonly exclude?: readonly FakeTestItem[], readonly profile?: unknown) {}
+}
+
+export const TestRunProfileKind = { Run: 1, Debug: 2, Coverage: 3 };
+
+/** A vscode.TestRun that records every state it was told, in order, and the output lines per item. */
+export class FakeTestRun {
+  readonly states: { id: string; state: string; message?: TestMessage }[] = [];
+  readonly output: { id?: string; text: string }[] = [];
+  ended = false;
+  constructor(readonly request: TestRunRequest, readonly name: string | undefined, readonly persist: boolean) {}
+  private set(item: FakeTestItem, state: string, message?: TestMessage | readonly TestMessage[]) {
+    if (this.ended) throw new Error(`state ${state} of ${item.id} reported after the run ended`);
+    this.states.push({ id: item.id, state, ...(message ? { message: Array.isArray(message) ? message[0] : (message as TestMessage) } : {}) });
+  }
+  enqueued = (i: FakeTestItem) => this.set(i, "enqueued");
+  started = (i: FakeTestItem) => this.set(i, "started");
+  passed = (i: FakeTestItem) => this.set(i, "passed");
+  skipped = (i: FakeTestItem) => this.set(i, "skipped");
+  failed = (i: FakeTestItem, m: TestMessage) => this.set(i, "failed", m);
+  errored = (i: FakeTestItem, m: TestMessage) => this.set(i, "errored", m);
+  appendOutput(text: string, _location?: unknown, item?: FakeTestItem) {
+    this.output.push({ ...(item ? { id: item.id } : {}), text });
+  }
+  end() {
+    this.ended = true;
+  }
+  /** The last state each item was given in this run. */
+  final(): Map<string, { state: string; message?: TestMessage }> {
+    const out = new Map<string, { state: string; message?: TestMessage }>();
+    for (const s of this.states) if (s.state !== "started" && s.state !== "enqueued") out.set(s.id, s);
+    return out;
+  }
+}
+
+export class FakeTestController {
+  readonly items = new FakeTestItemCollection();
+  readonly profiles: { label: string; kind: number; runHandler: (r: TestRunRequest, t: unknown) => unknown; isDefault: boolean; dispose(): void }[] = [];
+  readonly runs: FakeTestRun[] = [];
+  refreshHandler?: () => unknown;
+  constructor(readonly id: string, readonly label: string) {}
+  createTestItem(id: string, label: string, uri?: Uri) {
+    return new FakeTestItem(id, label, uri);
+  }
+  createRunProfile(label: string, kind: number, runHandler: (r: TestRunRequest, t: unknown) => unknown, isDefault = false) {
+    const p = { label, kind, runHandler, isDefault, dispose: () => void this.profiles.splice(this.profiles.indexOf(p), 1) };
+    this.profiles.push(p);
+    return p;
+  }
+  createTestRun(request: TestRunRequest, name?: string, persist = true) {
+    const r = new FakeTestRun(request, name, persist);
+    this.runs.push(r);
+    return r;
+  }
+  dispose() {}
+}
+
+export const tests = {
+  createTestController(id: string, label: string) {
+    const c = new FakeTestController(id, label);
+    editor.testControllers.push(c);
+    return c;
+  },
+};
+
 type Answer = string | undefined | ((items: unknown[]) => unknown);
 
 /** The editor's state a test scripts and inspects. `reset()` between tests. */
@@ -117,6 +239,8 @@ export const editor = {
   messages: [] as string[],
   /** Webview panels created (createWebviewPanel), with how often each was revealed. */
   panels: [] as FakeWebviewPanel[],
+  /** Test controllers created (vscode.tests.createTestController). */
+  testControllers: [] as FakeTestController[],
   /** Answers, in order, per kind of prompt; an empty queue answers undefined (the user dismissed it). */
   answers: { message: [] as Answer[], input: [] as Answer[], pick: [] as Answer[] },
   reset() {
@@ -127,6 +251,7 @@ export const editor = {
     this.settings.clear();
     this.messages = [];
     this.panels = [];
+    this.testControllers = [];
     this.answers = { message: [], input: [], pick: [] };
   },
 };
@@ -202,12 +327,18 @@ export const window = {
   showInputBox: async () => answer("input", []),
   showQuickPick: async (items: unknown[] | Promise<unknown[]>) => answer("pick", await items),
   setStatusBarMessage: disposable,
+  createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }),
+  /** Runs the task at once, never cancelled from the notification. */
+  withProgress: async (_options: unknown, task: (progress: unknown, token: unknown) => unknown) => task({ report() {} }, new CancellationTokenSource().token),
   createWebviewPanel(viewType: string, title: string) {
     const p = new FakeWebviewPanel(viewType, title);
     editor.panels.push(p);
     return p;
   },
 };
+
+export const StatusBarAlignment = { Left: 1, Right: 2 };
+export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
 
 export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
 
@@ -227,6 +358,8 @@ export const workspace = {
     };
   },
   onDidChangeConfiguration: disposable,
+  /** A watcher that never reports (tests call the code a change would). */
+  createFileSystemWatcher: () => ({ onDidCreate: disposable, onDidChange: disposable, onDidDelete: disposable, dispose() {} }),
 };
 
 const fake: Record<string, unknown> = {
@@ -243,6 +376,12 @@ const fake: Record<string, unknown> = {
   window,
   workspace,
   ConfigurationTarget,
+  StatusBarAlignment,
+  ProgressLocation,
+  tests,
+  TestMessage,
+  TestRunRequest,
+  TestRunProfileKind,
 };
 
 /** An inert value for everything the fake does not model: any property, call or `new` gives another stub. */
