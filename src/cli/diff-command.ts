@@ -28,7 +28,8 @@ const options = {
   verbose: { type: "boolean" },
 } as const;
 
-async function side(arg: string, logger: Logger): Promise<DiffInput> {
+/** One side of a diff given as run files: one file, or the shards of one run joined with '+'. */
+export async function readDiffSide(arg: string, logger: Logger): Promise<DiffInput> {
   const loaded: LoadedRun[] = [];
   for (const file of arg.split("+")) {
     const abs = path.resolve(file);
@@ -46,7 +47,7 @@ export async function diffCommand(argv: string[], logger: Logger): Promise<numbe
   const format = choice(values.format, "--format", ["text", "json", "markdown"] as const, "text");
   const failOn = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["regressed"] as const, "regressed");
   const alpha = numberOption(values.alpha, "--alpha", 1e-6, 0.5) ?? 0.05;
-  const d = diffSkill(values.skill, await side(positionals[0]!, logger), await side(positionals[1]!, logger), alpha, values.exact ?? false);
+  const d = diffSkill(values.skill, await readDiffSide(positionals[0]!, logger), await readDiffSide(positionals[1]!, logger), alpha, values.exact ?? false);
   const output = { text: renderDiffText, json: renderDiffJson, markdown: renderDiffMarkdown }[format](d);
   if (values.out) {
     try {

@@ -128,6 +128,44 @@ describe("CLI: diff of two versions of a skill", () => {
     assert.deepEqual(back.triggerChanged, { gained: [], lost: ["t14", "t15", "t16"] });
   });
 
+  it("the JSON holds the issue's contract: skill, before/after {hash, source}, table {n, improved, regressed, effect, pMid, pExact, ci}, the task lists and triggerChanged", async () => {
+    const d = JSON.parse((await diff(["before.jsonl", "after.jsonl", "--format", "json"])).stdout).diff;
+    for (const k of ["skill", "before", "after", "table", "improvedTasks", "regressedTasks", "triggerChanged"]) assert.ok(k in d, k);
+    for (const k of ["n", "improved", "regressed", "effect", "pMid", "pExact", "ci"]) assert.ok(k in d.table, `table.${k}`);
+    assert.deepEqual(Object.keys(d.before).sort(), ["hash", "source"]);
+    assert.deepEqual(Object.keys(d.triggerChanged).sort(), ["gained", "lost"]);
+    assert.equal(d.skill, "sums");
+    assert.equal(d.table.ci.length, 2);
+  });
+
+  it("report --against a base run adds each edited skill's diff to the markdown and JSON reports and gates with --fail-on regressed", async () => {
+    const mdRun = await runCli(["report", "after.jsonl", "--against", "before.jsonl", "--format", "markdown"], { cwd: ws, baseUrl: server.url });
+    assert.equal(mdRun.code, 0, mdRun.stderr);
+    assert.match(mdRun.stdout, /## Skill changes against the base run/);
+    assert.match(mdRun.stdout, /### Skill Following — what the edit to `sums` changed/);
+    assert.match(mdRun.stdout, /\| 14 \| 5 \| 1 \| \+0\.29 \| \[.*\] \| 0\.125 \|/);
+    assert.match(mdRun.stdout, /Improved: t0, t1, t2, t3, t4/);
+    const json = await runCli(["report", "after.jsonl", "--against", "before.jsonl", "--format", "json"], { cwd: ws, baseUrl: server.url });
+    const r = JSON.parse(json.stdout);
+    assert.ok(Array.isArray(r.evaluations), "the report itself is still there");
+    assert.equal(r.diffs.length, 1);
+    assert.deepEqual([r.diffs[0].skill, r.diffs[0].table.improved, r.diffs[0].table.regressed], ["sums", 5, 1]);
+    // The same text on both sides: nothing to diff.
+    const same = await runCli(["report", "after.jsonl", "--against", "after-again.jsonl", "--format", "json"], { cwd: ws, baseUrl: server.url });
+    assert.deepEqual(JSON.parse(same.stdout).diffs, []);
+    const gate = await runCli(["report", "bad.jsonl", "--against", "after.jsonl", "--fail-on", "regressed"], { cwd: ws, baseUrl: server.url });
+    assert.equal(gate.code, 3, gate.stderr);
+    assert.match(gate.stderr, /significantly worse \(sums\)/);
+    const open = await runCli(["report", "before.jsonl", "--against", "after.jsonl", "--fail-on", "regressed", "--format", "markdown"], { cwd: ws, baseUrl: server.url });
+    assert.equal(open.code, 0, open.stderr);
+    const noBase = await runCli(["report", "after.jsonl", "--fail-on", "regressed"], { cwd: ws, baseUrl: server.url });
+    assert.equal(noBase.code, 2);
+    assert.match(noBase.stderr, /needs the base run to compare with: add --against/);
+    const html = await runCli(["report", "after.jsonl", "--against", "before.jsonl", "--format", "html"], { cwd: ws, baseUrl: server.url });
+    assert.equal(html.code, 2);
+    assert.match(html.stderr, /not to html/);
+  });
+
   it("refuses runs that cannot be paired, naming the field and both values, and a skill neither run has", async () => {
     const other = await runCli(["diff", "--skill", "nope", "before.jsonl", "after.jsonl"], { cwd: ws, baseUrl: server.url });
     assert.equal(other.code, 2);
