@@ -4,7 +4,8 @@
  * improved, regressed and trigger-changed task is known in advance; the model calls an edit costs are counted.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -166,12 +167,69 @@ describe("CLI: diff of two versions of a skill", () => {
     assert.match(html.stderr, /not to html/);
   });
 
+  it("two SKILL.md files are run through the engine and the cache: the old text costs its whole run, the new one exactly the 14 continuations after the load, a repeat nothing", async () => {
+    for (const [dir, version] of [["v1", "OLD"], ["v2", "NEW"]] as const) {
+      mkdirSync(path.join(ws, dir, "sums"), { recursive: true });
+      writeFileSync(path.join(ws, dir, "sums", "SKILL.md"), skill(DESC, version));
+    }
+    const args = ["v1/sums/SKILL.md", "v2/sums", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--cache-dir", "cache-files", "--format", "json"];
+    server.reset();
+    const r = await diff(args);
+    assert.equal(r.code, 0, r.stderr);
+    // A fresh cache: before = 20 tasks × 2 conditions + 14 continuations; after = the 14 continuations only.
+    assert.equal(server.calls, T * 2 + LOADS.size + LOADS.size);
+    const d = JSON.parse(r.stdout).diff;
+    assert.deepEqual([d.improvedTasks, d.regressedTasks, d.table.n, d.table.pMid], [["t0", "t1", "t2", "t3", "t4"], ["t5"], 14, 8 / 64]);
+    assert.deepEqual([d.before.source, d.after.source], ["v1/sums/SKILL.md", "v2/sums"]);
+    assert.match(r.stderr, /before: run file .*sums-before/);
+    server.reset();
+    const again = await diff(args);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(server.calls, 0, "both texts unchanged: every call comes from the cache");
+    assert.deepEqual(JSON.parse(again.stdout).diff.table, d.table);
+    // A run file against an unchanged SKILL.md: the run is its own, no engine, no calls.
+    server.reset();
+    const same = await diff(["after.jsonl", "v2/sums/SKILL.md", "--format", "json", "--cache-dir", "cache-empty"]);
+    assert.equal(same.code, 0, same.stderr);
+    assert.equal(server.calls, 0);
+    assert.equal(JSON.parse(same.stdout).diff.verdict, "no-change");
+    assert.ok(!existsSync(path.join(ws, "cache-empty", "responses")) || readdirSync(path.join(ws, "cache-empty", "responses")).length === 0);
+  });
+
+  it("--against HEAD: the before side is the SKILL.md committed at HEAD, run as the after run was with only the text changed; it costs exactly the continuations", async () => {
+    const git = (...a: string[]) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main", ...a], { cwd: ws, env: { PATH: process.env.PATH ?? "", HOME: ws } });
+    git("init", "-q");
+    writeFileSync(path.join(ws, "skills", "sums", "SKILL.md"), skill(DESC, "OLD"));
+    git("add", "skills/sums/SKILL.md");
+    git("commit", "-q", "-m", "old");
+    writeFileSync(path.join(ws, "skills", "sums", "SKILL.md"), skill(DESC, "NEW"));
+    server.reset();
+    const run = await runCli(["run", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--out", "work.jsonl", "--cache-dir", "cache-git", "--quiet"], { cwd: ws, baseUrl: server.url });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(server.calls, T * 2 + LOADS.size);
+    server.reset();
+    const r = await diff(["work.jsonl", "--against", "HEAD", "--cache-dir", "cache-git", "--format", "json", "--fail-on", "regressed"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.calls, LOADS.size, "only the continuations after load_skill are new");
+    const d = JSON.parse(r.stdout).diff;
+    assert.deepEqual([d.improvedTasks, d.regressedTasks], [["t0", "t1", "t2", "t3", "t4"], ["t5"]]);
+    assert.match(d.before.source, /^HEAD:skills\/sums\/SKILL\.md$/);
+    assert.equal(d.after.source, "work.jsonl");
+    // A skill never committed: the error says so and what to do.
+    const missing = await diff(["work.jsonl", "--against", "HEAD~3"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no version of this SKILL\.md at HEAD~3 .*commit it first, or name another ref/);
+  });
+
   it("refuses runs that cannot be paired, naming the field and both values, and a skill neither run has", async () => {
     const other = await runCli(["diff", "--skill", "nope", "before.jsonl", "after.jsonl"], { cwd: ws, baseUrl: server.url });
     assert.equal(other.code, 2);
     assert.match(other.stderr, /before\.jsonl: the before run has no skill named 'nope' \(its skills: sums\)/);
     const one = await diff(["before.jsonl"]);
     assert.equal(one.code, 2);
-    assert.match(one.stderr, /give two run files/);
+    assert.match(one.stderr, /give two run files or SKILL\.md files/);
+    const noTasks = await diff(["v1/sums/SKILL.md", "v2/sums/SKILL.md"]);
+    assert.equal(noTasks.code, 2);
+    assert.match(noTasks.stderr, /two SKILL\.md files are run on the tasks given with --tasks/);
   });
 });
