@@ -11,50 +11,21 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { mcnemarExactP, mcnemarMidP, tangoInterval } from "../../../src/core/stats/index.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
-import { boxedAnswer, pairedScript } from "../../support/scripts.js";
+import { DESC, editScript, LOADS, skillText, T, taskLines } from "../../support/edit-scenario.js";
 import { runCli } from "./harness.js";
 
-const T = 20;
-/** Tasks that load the skill (the description says "sums"); with the widened description also 14, 15, 16. */
-const LOADS = new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-const WIDENED = new Set([14, 15, 16]);
-/** Outcome of a loaded task by version: OLD and NEW differ on 0–4 (fixed) and 5 (broken). */
-const passes = (version: string, i: number): boolean => {
-  if (version === "BAD") return false;
-  if (i <= 4) return version === "NEW";
-  if (i === 5) return version === "OLD";
-  if (i === 6 || i === 7) return false;
-  return true;
-};
-
-const skill = (description: string, version: string) => `---\nname: sums\ndescription: ${description}\n---\n# Sums\n\nVERSION-${version}: add carefully.\n`;
-const DESC = "Add numbers. Use for sums.";
+const skill = skillText;
 
 let server: ScriptedServer;
 let ws: string;
 
 before(async () => {
   server = await startScriptedServer({
-    script: pairedScript((ctx) => {
-      const m = /Task (\d+): what is (\d+) \+ 1\?/.exec(ctx.userText);
-      if (!m) return { error: { status: 400, message: "no plan" } };
-      const i = Number(m[1]);
-      const right = boxedAnswer(String(Number(m[2]) + 1));
-      const wrong = boxedAnswer(String(Number(m[2]) + 2));
-      if (!ctx.hasTools) return { content: right };
-      const system = ctx.messages.find((x) => x.role === "system")?.content ?? "";
-      const loads = LOADS.has(i) || (WIDENED.has(i) && system.includes("products"));
-      if (!loads) return { content: right };
-      if (ctx.turn === 0) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: "sums" }) }] };
-      const shown = ctx.messages.filter((x) => x.role === "tool").map((x) => x.content ?? "").join("\n");
-      const version = /VERSION-(\w+)/.exec(shown)?.[1] ?? "none";
-      return { content: passes(version, i) ? right : wrong };
-    }),
+    script: editScript,
   });
   ws = mkdtempSync(path.join(os.tmpdir(), "sf-diff-"));
   mkdirSync(path.join(ws, "skills", "sums"), { recursive: true });
-  const lines = Array.from({ length: T }, (_, i) => JSON.stringify({ id: `t${i}`, kind: "math-answer", prompt: `Task ${i}: what is ${10 + i} + 1?`, answer: String(11 + i) }));
-  writeFileSync(path.join(ws, "tasks.jsonl"), `${lines.join("\n")}\n`);
+  writeFileSync(path.join(ws, "tasks.jsonl"), `${taskLines().join("\n")}\n`);
 });
 after(async () => {
   await server?.close();

@@ -90,9 +90,18 @@ export class MemoryMemento {
 }
 
 export class Uri {
+  scheme = "file";
+  query = "";
   private constructor(readonly fsPath: string) {}
   static file(p: string) {
     return new Uri(p);
+  }
+  /** A virtual document's URI (scheme, path, query), as vscode.Uri.from makes it. */
+  static from(c: { scheme: string; path?: string; query?: string }) {
+    const u = new Uri(c.path ?? "");
+    u.scheme = c.scheme;
+    u.query = c.query ?? "";
+    return u;
   }
   static joinPath(base: Uri, ...parts: string[]) {
     return new Uri([base.fsPath, ...parts].join("/"));
@@ -101,7 +110,7 @@ export class Uri {
     return this.fsPath;
   }
   toString() {
-    return `file://${this.fsPath}`;
+    return this.scheme === "file" ? `file://${this.fsPath}` : `${this.scheme}:${this.fsPath}${this.query ? `?${this.query}` : ""}`;
   }
 }
 
@@ -227,6 +236,7 @@ export const workspace = {
     };
   },
   onDidChangeConfiguration: disposable,
+  asRelativePath: (u: Uri | string) => (typeof u === "string" ? u : u.fsPath),
 };
 
 const fake: Record<string, unknown> = {
