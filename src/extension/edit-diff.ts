@@ -18,8 +18,10 @@ import { transcriptUri } from "./transcripts.js";
  */
 export const SKILL_VERSION_SCHEME = "skill-following-version";
 
+/** A kept text as a read-only document; `label` (the side: "HEAD", "previous evaluation", "this version") is in the path, so each comparison gets its own diff tab. */
 export function versionUri(contentHash: string, label: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: SKILL_VERSION_SCHEME, path: `/${contentHash.slice(0, 12)}/${label}/SKILL.md`, query: contentHash });
+  const side = label.replace(/[^A-Za-z0-9._~-]+/g, "-").slice(0, 40) || "version";
+  return vscode.Uri.from({ scheme: SKILL_VERSION_SCHEME, path: `/${contentHash.slice(0, 12)}/${side}/SKILL.md`, query: contentHash });
 }
 
 export function registerSkillVersions(svc: Services): vscode.Disposable {
@@ -77,7 +79,7 @@ export async function openEditDiff(history: EditHistory, fileArg: unknown, index
     return entry;
   }
   const title = `${d.skill}: ${entry.beforeLabel} ↔ this version — ${editLensTitle(d).replace(/^\$\([a-z]+\) /, "").replace(/^this edit: /, "")}`;
-  await vscode.commands.executeCommand("vscode.diff", versionUri(d.before.hash, "before"), versionUri(d.after.hash, "after"), title, { preview: false });
+  await vscode.commands.executeCommand("vscode.diff", versionUri(d.before.hash, entry.beforeLabel), versionUri(d.after.hash, "this version"), title, { preview: false });
   const items = editTaskItems(entry);
   if (items.length === 0) return entry;
   const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "A task opens its transcripts with the old and the new text side by side", ignoreFocusOut: true });
@@ -88,19 +90,41 @@ export async function openEditDiff(history: EditHistory, fileArg: unknown, index
 /** The subset of the built-in git extension's API (vscode.git, getAPI(1)) used here. */
 export interface GitApiLike {
   getRepository(uri: vscode.Uri): { show(ref: string, path: string): Promise<string> } | null;
+  /** Opens the repository at a folder the extension has not discovered (yet). */
+  openRepository?(root: vscode.Uri): Promise<{ show(ref: string, path: string): Promise<string> } | null>;
 }
 
+interface GitApiV1 extends GitApiLike {
+  state?: "uninitialized" | "initialized";
+  onDidChangeState?: vscode.Event<"uninitialized" | "initialized">;
+}
+
+/** The built-in git extension's API, once it has looked for the workspace's repositories (at most 10 s). */
 async function gitApi(): Promise<GitApiLike | undefined> {
-  const ext = vscode.extensions.getExtension<{ getAPI(version: 1): GitApiLike }>("vscode.git");
+  const ext = vscode.extensions.getExtension<{ getAPI(version: 1): GitApiV1 }>("vscode.git");
   if (!ext) return undefined;
   const exports = ext.isActive ? ext.exports : await ext.activate();
-  return exports.getAPI(1);
+  const api = exports.getAPI(1);
+  if (api.state === "uninitialized" && api.onDidChangeState) {
+    const change = api.onDidChangeState;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 10_000);
+      const sub = change((s) => {
+        if (s !== "initialized") return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      });
+    });
+  }
+  return api;
 }
 
 /** The SKILL.md's text at `ref`, through the git extension; a message for the user when there is none. */
 export async function committedText(api: GitApiLike | undefined, uri: vscode.Uri, ref = "HEAD"): Promise<{ text: string } | { problem: string }> {
   if (!api) return { problem: "The built-in Git extension is not available (is git installed and the Git extension enabled?)." };
-  const repo = api.getRepository(uri);
+  const folder = vscode.workspace.getWorkspaceFolder(uri)?.uri;
+  const repo = api.getRepository(uri) ?? (folder && api.openRepository ? await api.openRepository(folder).catch(() => null) : null);
   if (!repo) return { problem: `${vscode.workspace.asRelativePath(uri)} is not in a git repository.` };
   try {
     return { text: await repo.show(ref, uri.fsPath) };
@@ -120,6 +144,7 @@ export async function compareWithCommitted(svc: Services, history: EditHistory, 
   if (open?.isDirty) await open.save();
   const committed = await committedText(api ?? (await gitApi()), uri);
   if ("problem" in committed) {
+    svc.logger.warn(`Compare with Committed Version: ${committed.problem}`);
     void vscode.window.showWarningMessage(committed.problem);
     return undefined;
   }
@@ -140,6 +165,7 @@ export async function compareWithCommitted(svc: Services, history: EditHistory, 
   const model = last?.model ?? (await pickModels(svc, false))?.[0];
   if (!model) return undefined;
   keepSkillVersion(svc.layout, headSkill!.contentHash, committed.text);
+  svc.logger.info(`Compare with Committed Version: evaluating ${name} as committed at HEAD (${headSkill!.contentHash.slice(0, 12)}) on ${taskSet} with ${model}`);
   const before = await runEvaluation(svc, [headSkill!], `${name} at HEAD`, { taskSet, model, background: true, detached: true });
   if (!before || before.cancelled) return undefined;
   // The saved text: the CodeLens's run when it evaluated exactly this text with this configuration, else a new one.

@@ -104,6 +104,8 @@ describe("extension: the edit history of a skill", () => {
     const [left, right, title] = diffs[0] as [Uri, Uri, string];
     assert.equal(title, "sums: previous evaluation \u2194 this version \u2014 5 improved \u00b7 1 regressed (p 0.125)");
     assert.equal(left.scheme, ui.SKILL_VERSION_SCHEME);
+    assert.match(left.path, /\/previous-evaluation\/SKILL\.md$/);
+    assert.match(right.path, /\/this-version\/SKILL\.md$/);
     // The provider serves the kept texts by hash: the old on the left, the new on the right.
     assert.match(history.keptSkillVersion(layout, left.query), /VERSION-OLD/);
     assert.match(history.keptSkillVersion(layout, right.query), /VERSION-NEW/);

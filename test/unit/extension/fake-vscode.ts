@@ -237,6 +237,7 @@ export const workspace = {
   },
   onDidChangeConfiguration: disposable,
   asRelativePath: (u: Uri | string) => (typeof u === "string" ? u : u.fsPath),
+  getWorkspaceFolder: () => undefined,
 };
 
 const fake: Record<string, unknown> = {
