@@ -121,4 +121,31 @@ describe("a skill author sees what an edit changed, in the browser", { skip: ski
     await shot(page, "edit-5-compare-committed");
     await page.keyboard.press("Escape");
   });
+
+  it("5. the Skill Following view keeps the skill's edits with their verdicts and the tasks each changed", async () => {
+    // Room for the view: the folder tree's pane is collapsed.
+    const folders = page.locator(".pane-header", { hasText: /^\s*ws/i }).first();
+    if ((await folders.getAttribute("aria-expanded").catch(() => null)) === "true") await folders.click();
+    const header = page.locator(".pane-header", { hasText: /Skill Following/i }).first();
+    if ((await header.getAttribute("aria-expanded")) !== "true") await header.click();
+    const skillRow = page.locator(".monaco-list-row", { hasText: "tidy-list-outputs" }).filter({ hasText: "RAE" }).first();
+    await skillRow.waitFor({ timeout: 30_000 });
+    if ((await skillRow.getAttribute("aria-expanded")) !== "true") await skillRow.locator(".monaco-tl-twistie").click();
+    const headEdit = page.locator(".monaco-list-row", { hasText: /HEAD \u2192 [0-9a-f]{8}/ }).first();
+    await headEdit.waitFor({ timeout: 30_000 });
+    assert.match((await headEdit.textContent()) ?? "", /7 improved \u00b7 0 regressed/);
+    await page.locator(".monaco-list-row", { hasText: /previous evaluation \u2192 [0-9a-f]{8}/ }).first().waitFor();
+    await headEdit.locator(".monaco-tl-twistie").click();
+    // :visible — the closed quick pick keeps hidden rows with the same text.
+    await page
+      .locator(".monaco-list-row:visible", { hasText: "O1" })
+      .filter({ hasText: "improved" })
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch(async (err: unknown) => {
+        await shot(page, "edit-6-timeout");
+        throw err;
+      });
+    await shot(page, "edit-6-history-view");
+  });
 });
