@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
       case "merge":
         return await mergeCommand(rest, logger);
       case "diff":
-        return await diffCommand(rest, logger);
+        return await diffCommand(rest, logger, controller.signal);
       case "tasks":
         return await tasksCommand(rest, logger, controller.signal);
       case "lint":

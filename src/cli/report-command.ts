@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { buildReport, failOn, skillCreatorExport, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderSarif, renderText } from "../core/report/index.js";
+import { buildReport, changedSkillDiffs, diffRegressed, failOn, renderDiffMarkdown, renderDiffText, skillCreatorExport, type SkillDiff, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderSarif, renderText } from "../core/report/index.js";
 import { TOOL_VERSION } from "../core/version.js";
 import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
 import { mergeShardRuns, type LoadedRun } from "../core/runs/merge.js";
@@ -10,9 +10,10 @@ import { readRunFile, readRunSummaries } from "../core/runs/store.js";
 import type { RunRecord } from "../core/runs/types.js";
 import { ReportFormatSchema } from "../shared/vocabulary/index.js";
 import { choice, numberOption, parse } from "./args.js";
+import { readDiffSide } from "./diff-command.js";
 
 export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv|sarif] [--out <file>]
-    [--fail-on harmful|any-harm] [--alpha <a>] [--exact]
+    [--fail-on harmful|any-harm|regressed] [--alpha <a>] [--exact] [--against <base-run.jsonl>]
        skill-following report <run.jsonl>... --format skill-creator [--out] <dir>
 skill-creator writes skill evals in skill-creator's iteration layout (per skill: benchmark.json; per eval:
 with_skill/ and without_skill/ runs with outputs, grading.json and timing.json) for its viewer.
@@ -20,6 +21,9 @@ Section ablations (\`ablate\`) beside a run file are read with it; an ablation f
 sarif puts significantly harmful skills and sections on their SKILL.md lines (SARIF 2.1.0, paths relative to the
 current folder) for GitHub code scanning.
 Shard run files (\`run --shard k/n\`) are merged as \`merge\` would (a missing shard is a warning).
+--against <base-run.jsonl> (text, markdown, json): each skill whose text differs from the base run's (a pull
+request's base branch) is also reported as a diff, as \`diff\` gives it; --fail-on regressed gates on a significant
+regression of any of them. A base of shard files is joined with '+'.
 Exit codes: 0 done; 2 bad input; 3 the --fail-on condition holds.`;
 
 const options = {
@@ -28,6 +32,7 @@ const options = {
   "fail-on": { type: "string" },
   alpha: { type: "string" },
   exact: { type: "boolean" },
+  against: { type: "string" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -37,8 +42,10 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   const { values, positionals } = parse(argv, options, REPORT_USAGE, "report");
   if (positionals.length === 0) throw new InputError(`name at least one run file\n\n${REPORT_USAGE}`);
   const format = choice(values.format, "--format", ReportFormatSchema.options, "text");
-  const failMode = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["harmful", "any-harm"] as const, "harmful");
+  const failMode = values["fail-on"] === undefined ? undefined : choice(values["fail-on"], "--fail-on", ["harmful", "any-harm", "regressed"] as const, "harmful");
   const alpha = numberOption(values.alpha, "--alpha", 1e-6, 0.5) ?? 0.05;
+  if (values.against !== undefined && !["text", "markdown", "json"].includes(format)) throw new InputError(`--against adds skill diffs to the text, markdown and json reports, not to ${format}; drop --against or choose one of those formats`);
+  if (failMode === "regressed" && values.against === undefined) throw new InputError(`--fail-on regressed needs the base run to compare with: add --against <base-run.jsonl>\n\n${REPORT_USAGE}`);
 
   // `--format skill-creator <dir>`: a last argument that is no file is the export folder.
   let outDir = format === "skill-creator" ? values.out : undefined;
@@ -74,10 +81,11 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
     ablations.push(a);
   }
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
+  const diffs: SkillDiff[] = values.against === undefined ? [] : changedSkillDiffs(await readDiffSide(values.against, logger), { source: positionals.join("+"), runs }, alpha, values.exact ?? false);
   if (format === "skill-creator") return writeExport(skillCreatorExport(mergeShardRuns(whole, logger), report), outDir!, logger);
   const sarif = (r: typeof report) => renderSarif(r, { root: process.cwd(), readText: readTextOrUndefined, toolVersion: TOOL_VERSION });
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv, sarif }[format];
-  const output = render(report);
+  const output = values.against === undefined ? render(report) : withDiffs(format, report, diffs, values.against);
   if (values.out) {
     try {
       mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
@@ -89,11 +97,28 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   } else {
     process.stdout.write(output.endsWith("\n") ? output : `${output}\n`);
   }
+  if (failMode === "regressed") {
+    if (diffs.some(diffRegressed)) {
+      logger.warn(`--fail-on regressed: an edited skill made the tasks that load it significantly worse (${diffs.filter(diffRegressed).map((d) => d.skill).join(", ")})`);
+      return 3;
+    }
+    return 0;
+  }
   if (failMode && failOn(report, failMode, alpha)) {
     logger.warn(`--fail-on ${failMode}: the condition holds`);
     return 3;
   }
   return 0;
+}
+
+/** The report followed by the diffs against the base run (text, markdown), or with a `diffs` array (json). */
+function withDiffs(format: string, report: ReturnType<typeof buildReport>, diffs: SkillDiff[], base: string): string {
+  if (format === "json") return JSON.stringify({ ...report, diffs }, null, 2);
+  if (format === "markdown") {
+    const none = `_No skill's text differs from the base run (${base})._`;
+    return [renderMarkdown(report), `## Skill changes against the base run\n\n${diffs.length ? diffs.map(renderDiffMarkdown).join("\n") : none}`].join("\n\n---\n\n");
+  }
+  return [renderText(report), diffs.length ? diffs.map(renderDiffText).join("\n\n") : `no skill's text differs from the base run (${base})`].join("\n\n");
 }
 
 function writeExport({ files, notes }: ReturnType<typeof skillCreatorExport>, dir: string, logger: Logger): number {

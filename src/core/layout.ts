@@ -161,3 +161,12 @@ export function oldRuns(runs: readonly RunEntry[]): RunEntry[] {
   }
   return out;
 }
+
+/**
+ * A SKILL.md text as it was evaluated, kept by content hash so an edit can be shown as the two versions side by
+ * side (issue 28): `<data>/skill-versions/<sha256>.md`.
+ */
+export function skillVersionFile(layout: Pick<WorkspaceLayout, "root">, contentHash: string): string {
+  if (!/^[0-9a-f]{64}$/.test(contentHash)) throw new Error(`not a content hash: ${contentHash}`);
+  return path.join(layout.root, "skill-versions", `${contentHash}.md`);
+}

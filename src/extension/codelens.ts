@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import { skillContentHash } from "../core/skills/hash.js";
 import { COMMANDS } from "./command-ids.js";
 import type { ResultsStore } from "./results-store.js";
+import { editLensTitle, type EditHistory } from "./edit-history.js";
 import { isSkillDocument } from "./skill-documents.js";
 import { configLabel, lensTitle, verdictWord } from "./verdict-text.js";
 
@@ -19,8 +20,12 @@ export class SkillCodeLenses implements vscode.CodeLensProvider, vscode.Disposab
   readonly onDidChangeCodeLenses = this.emitter.event;
   private readonly disposables: vscode.Disposable[] = [this.emitter];
 
-  constructor(private readonly results: ResultsStore) {
+  constructor(
+    private readonly results: ResultsStore,
+    private readonly edits?: EditHistory,
+  ) {
     results.onDidChange(() => this.emitter.fire(), this, this.disposables);
+    if (edits) this.disposables.push(edits.onDidChange(() => this.emitter.fire()));
     // Staleness depends on the text, so the lens is recomputed as the document changes.
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (isSkillDocument(e.document)) this.emitter.fire();
@@ -43,6 +48,8 @@ export class SkillCodeLenses implements vscode.CodeLensProvider, vscode.Disposab
         arguments: [doc.uri],
       }),
       new vscode.CodeLens(range, { command: COMMANDS.evaluateSkill.id, title: stale ? "Re-evaluate (changed)" : "Re-evaluate", arguments: [doc.uri] }),
+      // What the edit that led to the evaluated text changed (issue 28): paired against the previous text's run.
+      ...this.editLens(doc, range, result.contentHash),
       // Other configurations' verdicts (another model, a library run) are linked, never shown in place of this one.
       ...this.results.others(doc.uri.fsPath).slice(0, 2).map(
         (r) =>
@@ -53,6 +60,21 @@ export class SkillCodeLenses implements vscode.CodeLensProvider, vscode.Disposab
             arguments: [[r.runFile]],
           }),
       ),
+    ];
+  }
+
+  private editLens(doc: vscode.TextDocument, range: vscode.Range, contentHash: string): vscode.CodeLens[] {
+    const history = this.edits?.of(doc.uri.fsPath) ?? [];
+    const index = history.findIndex((e) => e.diff.after.hash === contentHash);
+    if (index < 0) return [];
+    const e = history[index]!;
+    return [
+      new vscode.CodeLens(range, {
+        command: COMMANDS.showEditDiff.id,
+        title: editLensTitle(e.diff),
+        tooltip: `Against the ${e.beforeLabel} (${e.diff.table.n} tasks loaded both versions). Click for the two versions side by side and the tasks that changed.`,
+        arguments: [doc.uri, index],
+      }),
     ];
   }
 

@@ -32,6 +32,10 @@ export const COMMANDS = {
   openTaskComparison: { id: "skillFollowing.openTaskComparison", title: "Open Task Comparison", palette: false },
   /** The code action on an evaluated SKILL.md: opens the report of its last run scrolled to the harmed tasks. */
   showHarmedTasks: { id: "skillFollowing.showHarmedTasks", title: "Show Harmed Tasks", palette: false },
+  /** Issue 28: evaluates the SKILL.md at HEAD (git extension API) and as saved, and shows what the difference changed. */
+  compareWithCommitted: { id: "skillFollowing.compareWithCommitted", title: "Compare with Committed Version", palette: true },
+  /** Issue 28: an evaluated edit as the two SKILL.md versions side by side, with its improved and regressed tasks. */
+  showEditDiff: { id: "skillFollowing.showEditDiff", title: "Show What This Edit Changed", palette: true },
 } as const;
 
 export type CommandKey = keyof typeof COMMANDS;

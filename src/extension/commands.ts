@@ -18,6 +18,8 @@ import { findWhatHarms, removeSectionAndReevaluate } from "./ablation.js";
 import { chooseEndpoint, resumePendingEndpoint, tryExample } from "./first-run.js";
 import { modelOrdinal } from "../shared/progress.js";
 import { deleteOldRuns, deleteRun } from "./results-tree.js";
+import { compareWithCommitted, openEditDiff } from "./edit-diff.js";
+import { EditHistory } from "./edit-history.js";
 
 /**
  * The command table: every contributed command id → its handler. Typed `Record<CommandKey, …>`, so a command in
@@ -209,7 +211,15 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   showHarmedTasks: (svc, uri) => showHarmedTasks(svc, asUri(uri)),
   findWhatHarms: (svc, uri, opts) => findWhatHarms(svc, uri, opts ?? {}),
   removeSectionAndReevaluate: (svc, uri, sectionId) => removeSectionAndReevaluate(svc, uri, sectionId),
+  compareWithCommitted: (svc, uri) => compareWithCommitted(svc, editsOf(svc), asUri(uri)),
+  showEditDiff: (svc, file, index, taskId) => openEditDiff(editsOf(svc), asUri(file), index, taskId),
 };
+
+/** The edit history (activate() sets it; a test's services may not). */
+function editsOf(svc: Services): EditHistory {
+  svc.edits ??= new EditHistory(svc.ext.workspaceState);
+  return svc.edits;
+}
 
 export function registerCommands(svc: Services): vscode.Disposable[] {
   return (Object.keys(COMMANDS) as CommandKey[]).map((key) =>

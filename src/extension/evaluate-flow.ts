@@ -4,7 +4,8 @@ import { readSkillFile } from "../core/skills/index.js";
 import type { Skill } from "../core/skills/types.js";
 import { EVALS_FILE, SKILL_EVALS, loadSkillEvals, loadTaskSet } from "../core/tasks/index.js";
 import type { TaskSet } from "../core/tasks/schema.js";
-import { sha256Hex } from "../core/skills/hash.js";
+import { sha256Hex, skillContentHash } from "../core/skills/hash.js";
+import { keepSkillVersion, recordEdit } from "./edit-history.js";
 import { COMMANDS } from "./command-ids.js";
 import { needs } from "./errors-ui.js";
 import { freshRunFile } from "../core/layout.js";
@@ -27,6 +28,11 @@ export interface EvaluateOptions {
   ownEvals?: { skill: string; cases: number };
   /** Compare Models: which of the models this is ("model 2 of 3 (name)"). */
   ordinal?: string;
+  /**
+   * Another text than the skill's file (Compare with Committed Version evaluates the SKILL.md at HEAD): the run is
+   * made, but it is not the skill's result (CodeLens, diagnostics, open reports) and records no edit.
+   */
+  detached?: boolean;
 }
 
 export interface EvaluateOutcome {
@@ -63,6 +69,9 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   if (opts.taskSet && opts.taskSet !== SKILL_EVALS) await rememberTaskSet(svc, opts.taskSet);
   if (opts.model) await rememberModel(svc, opts.model);
 
+  // One skill evaluated from its file: its text is kept and, once the run is done, compared with the previous run.
+  const single = skills.length === 1 && !opts.detached ? skills[0] : undefined;
+  if (single) keepEvaluatedText(svc, single);
   const cfg = svc.config.get();
   const settings = runSettingsFromConfig(cfg);
   // A local model loads on its first call; `dispose` frees it once the evaluation is over.
@@ -107,7 +116,14 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   svc.runs.forget(runFile);
   const run = await svc.runs.load(runFile);
   const view = buildReportView([run], cfg.alpha);
-  await svc.results.set(skillResults(run, view));
+  if (opts.detached) return { runFile, cancelled: false, view };
+  const previous = single ? svc.results.get(single.file) : undefined;
+  const now = skillResults(run, view);
+  await svc.results.set(now);
+  const mine = single && now.find((r) => r.name === single.name);
+  if (single && svc.edits && previous && mine && previous.model === mine.model && previous.taskSetFile === mine.taskSetFile) {
+    await recordEdit(svc, svc.edits, single.name, single.file, previous.runFile, runFile);
+  }
   if (opts.background) {
     // The report of this skill the user has open now shows the new run (or its stale banner, if the skill changed again).
     if (!opts.ordinal) await svc.reports.retargetSkills(skills.map((s) => s.file), runFile);
@@ -116,6 +132,16 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
     vscode.window.setStatusBarMessage(`Skill Following: ${label} re-evaluated · ${h.rescued} rescued · ${h.harmed} harmed where retrieved`, 10_000);
   } else await svc.reports.openEvaluation(skills.map((s) => s.file), runFile);
   return { runFile, cancelled: false, view };
+}
+
+/** The SKILL.md text as evaluated, kept by hash (when the file still holds the text that was parsed). */
+function keepEvaluatedText(svc: Services, skill: Skill): void {
+  try {
+    const text = readFileSync(skill.file, "utf8");
+    if (skillContentHash(text) === skill.contentHash) keepSkillVersion(svc.layout, skill.contentHash, text);
+  } catch (err) {
+    svc.logger.warn(`${skill.file}: its text could not be kept for edit diffs: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function targetUri(uri: unknown): vscode.Uri | undefined {

@@ -21,6 +21,8 @@ import { createSecrets } from "./secrets.js";
 import type { Services } from "./services.js";
 import { openTaskComparison, registerTranscripts } from "./transcripts.js";
 import { SkillTests } from "./testing.js";
+import { EditHistory } from "./edit-history.js";
+import { registerSkillVersions } from "./edit-diff.js";
 
 /**
  * The composition root: build the services once, then one register call per feature, each returning disposables
@@ -58,8 +60,9 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
     const reports = new ReportPanels(ext.extensionUri, host, logger);
     const sections = new SectionResultsStore(ext.workspaceState);
     const diagnostics = new SkillDiagnostics(results, config, sections);
-    const svc: Services = { ext, logger, config, secrets, results, runs, runner, reports, diagnostics, sections, layout };
-    const lenses = new SkillCodeLenses(results);
+    const edits = new EditHistory(ext.workspaceState);
+    const svc: Services = { ext, logger, config, secrets, results, runs, runner, reports, diagnostics, sections, layout, edits };
+    const lenses = new SkillCodeLenses(results, edits);
     const tree = new ResultsTree(svc);
     svc.tree = tree;
     const testing = new SkillTests(svc);
@@ -78,6 +81,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       lenses,
       ...registerCommands(svc),
       registerTranscripts(runs),
+      registerSkillVersions(svc),
       vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
       vscode.languages.registerCodeLensProvider(skillSelector, lenses),
       vscode.languages.registerCodeActionsProvider(skillSelector, new VerdictCodeActions(), { providedCodeActionKinds: VerdictCodeActions.kinds }),

@@ -10,6 +10,7 @@ import type { SkillResult } from "./report-view-model.js";
 import type { Services } from "./services.js";
 import { signed } from "../shared/format.js";
 import { lensTitle } from "./verdict-text.js";
+import { editLensTitle, type EditEntry } from "./edit-history.js";
 
 /**
  * The Skill Following view (Explorer): the workspace's skills with their last verdict, and the run files by date,
@@ -22,7 +23,9 @@ type Node =
   | { kind: "group"; id: "skills" | "runs" }
   | { kind: "day"; day: string; runs: RunEntry[] }
   | { kind: "skill"; name: string; file: string; result?: SkillResult }
-  | { kind: "run"; run: RunEntry };
+  | { kind: "run"; run: RunEntry }
+  | { kind: "edit"; file: string; index: number; entry: EditEntry }
+  | { kind: "editTask"; file: string; index: number; name: string; what: string };
 
 const VERDICT_ICON: Record<SkillResult["flag"], vscode.ThemeIcon> = {
   harmful: new vscode.ThemeIcon("error", new vscode.ThemeColor("problemsErrorIcon.foreground")),
@@ -39,6 +42,7 @@ export class ResultsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
 
   constructor(private readonly svc: Services) {
     svc.results.onDidChange(() => this.refresh(), this, this.disposables);
+    if (svc.edits) this.disposables.push(svc.edits.onDidChange(() => this.refresh()));
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(svc.layout.runsDir), "*.jsonl"));
     this.disposables.push(watcher, watcher.onDidCreate(() => this.refresh()), watcher.onDidDelete(() => this.refresh()));
     const skillWatcher = vscode.workspace.createFileSystemWatcher("**/SKILL.md", false, true, false);
@@ -72,7 +76,8 @@ export class ResultsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         return item;
       }
       case "skill": {
-        const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+        const edits = this.svc.edits?.of(node.file).length ?? 0;
+        const item = new vscode.TreeItem(node.name, edits ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         const r = node.result;
         item.id = `skill:${node.file}`;
         item.resourceUri = vscode.Uri.file(node.file);
@@ -81,6 +86,27 @@ export class ResultsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         item.iconPath = r ? VERDICT_ICON[r.flag] : new vscode.ThemeIcon("circle-outline");
         item.contextValue = r ? "skill-evaluated" : "skill";
         item.command = { command: "vscode.open", title: "Open SKILL.md", arguments: [vscode.Uri.file(node.file)] };
+        return item;
+      }
+      case "edit": {
+        // One evaluated edit: what it changed, against what, when; its tasks below.
+        const d = node.entry.diff;
+        const tasks = d.improvedTasks.length + d.regressedTasks.length + d.triggerChanged.gained.length + d.triggerChanged.lost.length;
+        const item = new vscode.TreeItem(`${node.entry.beforeLabel} → ${d.after.hash.slice(0, 8)}`, tasks ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.id = `edit:${node.file}:${node.entry.at}`;
+        item.description = editLensTitle(d).replace(/^\$\([a-z]+\) /, "").replace(/^this edit: /, "");
+        item.tooltip = `${d.skill}: ${d.before.hash.slice(0, 12)} → ${d.after.hash.slice(0, 12)}, evaluated ${node.entry.at} (${d.model} on ${d.taskSet}). Click for the two versions side by side.`;
+        item.iconPath = new vscode.ThemeIcon(d.verdict === "regressed" ? "warning" : d.verdict === "improved" ? "pass" : "git-compare");
+        item.contextValue = "edit";
+        item.command = { command: COMMANDS.showEditDiff.id, title: "Show What This Edit Changed", arguments: [node.file, node.index] };
+        return item;
+      }
+      case "editTask": {
+        const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+        item.id = `edit-task:${node.file}:${node.index}:${node.what}:${node.name}`;
+        item.description = node.what;
+        item.iconPath = new vscode.ThemeIcon(node.what === "regressed" ? "arrow-down" : node.what === "improved" ? "arrow-up" : "debug-disconnect");
+        item.command = { command: COMMANDS.showEditDiff.id, title: "Open the transcripts before and after", arguments: [node.file, node.index, node.name] };
         return item;
       }
       case "run": {
@@ -119,6 +145,12 @@ export class ResultsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       return [...days.entries()].map(([day, runs]) => ({ kind: "day", day, runs }));
     }
     if (node.kind === "day") return node.runs.map((run) => ({ kind: "run", run }));
+    if (node.kind === "skill") return (this.svc.edits?.of(node.file) ?? []).map((entry, index) => ({ kind: "edit", file: node.file, index, entry }));
+    if (node.kind === "edit") {
+      const d = node.entry.diff;
+      const of = (names: string[], what: string): Node[] => names.map((name) => ({ kind: "editTask", file: node.file, index: node.index, name, what }));
+      return [...of(d.regressedTasks, "regressed"), ...of(d.improvedTasks, "improved"), ...of(d.triggerChanged.gained, "now loads the skill"), ...of(d.triggerChanged.lost, "no longer loads it")];
+    }
     return [];
   }
 

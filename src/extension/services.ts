@@ -9,6 +9,7 @@ import type { ResultsStore } from "./results-store.js";
 import type { RunFiles } from "./run-files.js";
 import type { Secrets } from "./secrets.js";
 import type { SectionResultsStore } from "./section-results.js";
+import type { EditHistory } from "./edit-history.js";
 
 /** What activate() builds once and hands to every feature. No module-level mutable state anywhere else. */
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   sections: SectionResultsStore;
   /** Where run files, reports and caches live (`<workspace>/.skill-following/…`, shared with the CLI). */
   layout: WorkspaceLayout;
+  /** What each evaluated edit of a skill changed (issue 28). */
+  edits?: EditHistory;
   /** The Skill Following view (set once it is registered). */
   tree?: { refresh(): void };
   /** The Testing view (testing.ts; set once it is registered). */

@@ -165,3 +165,14 @@ export function diffSkill(skill: string, before: DiffInput, after: DiffInput, al
 export function diffRegressed(d: SkillDiff): boolean {
   return d.verdict === "regressed";
 }
+
+/**
+ * A pull request's skill changes: every skill both runs scanned whose text differs (by content hash), diffed from
+ * the base run to the current one. Skills with the same text in both runs are left out (nothing to compare).
+ */
+export function changedSkillDiffs(base: DiffInput, current: DiffInput, alpha = 0.05, exact = false): SkillDiff[] {
+  if (base.runs.length === 0 || current.runs.length === 0) return [];
+  const was = new Map(base.runs[base.runs.length - 1]!.header.skills.map((s) => [s.name, s.contentHash]));
+  const now = current.runs[current.runs.length - 1]!.header.skills;
+  return now.filter((s) => was.has(s.name) && was.get(s.name) !== s.contentHash).map((s) => diffSkill(s.name, base, current, alpha, exact));
+}

@@ -4,56 +4,28 @@
  * improved, regressed and trigger-changed task is known in advance; the model calls an edit costs are counted.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { mcnemarExactP, mcnemarMidP, tangoInterval } from "../../../src/core/stats/index.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
-import { boxedAnswer, pairedScript } from "../../support/scripts.js";
+import { DESC, editScript, LOADS, skillText, T, taskLines } from "../../support/edit-scenario.js";
 import { runCli } from "./harness.js";
 
-const T = 20;
-/** Tasks that load the skill (the description says "sums"); with the widened description also 14, 15, 16. */
-const LOADS = new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-const WIDENED = new Set([14, 15, 16]);
-/** Outcome of a loaded task by version: OLD and NEW differ on 0–4 (fixed) and 5 (broken). */
-const passes = (version: string, i: number): boolean => {
-  if (version === "BAD") return false;
-  if (i <= 4) return version === "NEW";
-  if (i === 5) return version === "OLD";
-  if (i === 6 || i === 7) return false;
-  return true;
-};
-
-const skill = (description: string, version: string) => `---\nname: sums\ndescription: ${description}\n---\n# Sums\n\nVERSION-${version}: add carefully.\n`;
-const DESC = "Add numbers. Use for sums.";
+const skill = skillText;
 
 let server: ScriptedServer;
 let ws: string;
 
 before(async () => {
   server = await startScriptedServer({
-    script: pairedScript((ctx) => {
-      const m = /Task (\d+): what is (\d+) \+ 1\?/.exec(ctx.userText);
-      if (!m) return { error: { status: 400, message: "no plan" } };
-      const i = Number(m[1]);
-      const right = boxedAnswer(String(Number(m[2]) + 1));
-      const wrong = boxedAnswer(String(Number(m[2]) + 2));
-      if (!ctx.hasTools) return { content: right };
-      const system = ctx.messages.find((x) => x.role === "system")?.content ?? "";
-      const loads = LOADS.has(i) || (WIDENED.has(i) && system.includes("products"));
-      if (!loads) return { content: right };
-      if (ctx.turn === 0) return { toolCalls: [{ name: "load_skill", arguments: JSON.stringify({ name: "sums" }) }] };
-      const shown = ctx.messages.filter((x) => x.role === "tool").map((x) => x.content ?? "").join("\n");
-      const version = /VERSION-(\w+)/.exec(shown)?.[1] ?? "none";
-      return { content: passes(version, i) ? right : wrong };
-    }),
+    script: editScript,
   });
   ws = mkdtempSync(path.join(os.tmpdir(), "sf-diff-"));
   mkdirSync(path.join(ws, "skills", "sums"), { recursive: true });
-  const lines = Array.from({ length: T }, (_, i) => JSON.stringify({ id: `t${i}`, kind: "math-answer", prompt: `Task ${i}: what is ${10 + i} + 1?`, answer: String(11 + i) }));
-  writeFileSync(path.join(ws, "tasks.jsonl"), `${lines.join("\n")}\n`);
+  writeFileSync(path.join(ws, "tasks.jsonl"), `${taskLines().join("\n")}\n`);
 });
 after(async () => {
   await server?.close();
@@ -128,12 +100,107 @@ describe("CLI: diff of two versions of a skill", () => {
     assert.deepEqual(back.triggerChanged, { gained: [], lost: ["t14", "t15", "t16"] });
   });
 
+  it("the JSON holds the issue's contract: skill, before/after {hash, source}, table {n, improved, regressed, effect, pMid, pExact, ci}, the task lists and triggerChanged", async () => {
+    const d = JSON.parse((await diff(["before.jsonl", "after.jsonl", "--format", "json"])).stdout).diff;
+    for (const k of ["skill", "before", "after", "table", "improvedTasks", "regressedTasks", "triggerChanged"]) assert.ok(k in d, k);
+    for (const k of ["n", "improved", "regressed", "effect", "pMid", "pExact", "ci"]) assert.ok(k in d.table, `table.${k}`);
+    assert.deepEqual(Object.keys(d.before).sort(), ["hash", "source"]);
+    assert.deepEqual(Object.keys(d.triggerChanged).sort(), ["gained", "lost"]);
+    assert.equal(d.skill, "sums");
+    assert.equal(d.table.ci.length, 2);
+  });
+
+  it("report --against a base run adds each edited skill's diff to the markdown and JSON reports and gates with --fail-on regressed", async () => {
+    const mdRun = await runCli(["report", "after.jsonl", "--against", "before.jsonl", "--format", "markdown"], { cwd: ws, baseUrl: server.url });
+    assert.equal(mdRun.code, 0, mdRun.stderr);
+    assert.match(mdRun.stdout, /## Skill changes against the base run/);
+    assert.match(mdRun.stdout, /### Skill Following — what the edit to `sums` changed/);
+    assert.match(mdRun.stdout, /\| 14 \| 5 \| 1 \| \+0\.29 \| \[.*\] \| 0\.125 \|/);
+    assert.match(mdRun.stdout, /Improved: t0, t1, t2, t3, t4/);
+    const json = await runCli(["report", "after.jsonl", "--against", "before.jsonl", "--format", "json"], { cwd: ws, baseUrl: server.url });
+    const r = JSON.parse(json.stdout);
+    assert.ok(Array.isArray(r.evaluations), "the report itself is still there");
+    assert.equal(r.diffs.length, 1);
+    assert.deepEqual([r.diffs[0].skill, r.diffs[0].table.improved, r.diffs[0].table.regressed], ["sums", 5, 1]);
+    // The same text on both sides: nothing to diff.
+    const same = await runCli(["report", "after.jsonl", "--against", "after-again.jsonl", "--format", "json"], { cwd: ws, baseUrl: server.url });
+    assert.deepEqual(JSON.parse(same.stdout).diffs, []);
+    const gate = await runCli(["report", "bad.jsonl", "--against", "after.jsonl", "--fail-on", "regressed"], { cwd: ws, baseUrl: server.url });
+    assert.equal(gate.code, 3, gate.stderr);
+    assert.match(gate.stderr, /significantly worse \(sums\)/);
+    const open = await runCli(["report", "before.jsonl", "--against", "after.jsonl", "--fail-on", "regressed", "--format", "markdown"], { cwd: ws, baseUrl: server.url });
+    assert.equal(open.code, 0, open.stderr);
+    const noBase = await runCli(["report", "after.jsonl", "--fail-on", "regressed"], { cwd: ws, baseUrl: server.url });
+    assert.equal(noBase.code, 2);
+    assert.match(noBase.stderr, /needs the base run to compare with: add --against/);
+    const html = await runCli(["report", "after.jsonl", "--against", "before.jsonl", "--format", "html"], { cwd: ws, baseUrl: server.url });
+    assert.equal(html.code, 2);
+    assert.match(html.stderr, /not to html/);
+  });
+
+  it("two SKILL.md files are run through the engine and the cache: the old text costs its whole run, the new one exactly the 14 continuations after the load, a repeat nothing", async () => {
+    for (const [dir, version] of [["v1", "OLD"], ["v2", "NEW"]] as const) {
+      mkdirSync(path.join(ws, dir, "sums"), { recursive: true });
+      writeFileSync(path.join(ws, dir, "sums", "SKILL.md"), skill(DESC, version));
+    }
+    const args = ["v1/sums/SKILL.md", "v2/sums", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--cache-dir", "cache-files", "--format", "json"];
+    server.reset();
+    const r = await diff(args);
+    assert.equal(r.code, 0, r.stderr);
+    // A fresh cache: before = 20 tasks × 2 conditions + 14 continuations; after = the 14 continuations only.
+    assert.equal(server.calls, T * 2 + LOADS.size + LOADS.size);
+    const d = JSON.parse(r.stdout).diff;
+    assert.deepEqual([d.improvedTasks, d.regressedTasks, d.table.n, d.table.pMid], [["t0", "t1", "t2", "t3", "t4"], ["t5"], 14, 8 / 64]);
+    assert.deepEqual([d.before.source, d.after.source], ["v1/sums/SKILL.md", "v2/sums"]);
+    assert.match(r.stderr, /before: run file .*sums-before/);
+    server.reset();
+    const again = await diff(args);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(server.calls, 0, "both texts unchanged: every call comes from the cache");
+    assert.deepEqual(JSON.parse(again.stdout).diff.table, d.table);
+    // A run file against an unchanged SKILL.md: the run is its own, no engine, no calls.
+    server.reset();
+    const same = await diff(["after.jsonl", "v2/sums/SKILL.md", "--format", "json", "--cache-dir", "cache-empty"]);
+    assert.equal(same.code, 0, same.stderr);
+    assert.equal(server.calls, 0);
+    assert.equal(JSON.parse(same.stdout).diff.verdict, "no-change");
+    assert.ok(!existsSync(path.join(ws, "cache-empty", "responses")) || readdirSync(path.join(ws, "cache-empty", "responses")).length === 0);
+  });
+
+  it("--against HEAD: the before side is the SKILL.md committed at HEAD, run as the after run was with only the text changed; it costs exactly the continuations", async () => {
+    const git = (...a: string[]) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main", ...a], { cwd: ws, env: { PATH: process.env.PATH ?? "", HOME: ws } });
+    git("init", "-q");
+    writeFileSync(path.join(ws, "skills", "sums", "SKILL.md"), skill(DESC, "OLD"));
+    git("add", "skills/sums/SKILL.md");
+    git("commit", "-q", "-m", "old");
+    writeFileSync(path.join(ws, "skills", "sums", "SKILL.md"), skill(DESC, "NEW"));
+    server.reset();
+    const run = await runCli(["run", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--out", "work.jsonl", "--cache-dir", "cache-git", "--quiet"], { cwd: ws, baseUrl: server.url });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(server.calls, T * 2 + LOADS.size);
+    server.reset();
+    const r = await diff(["work.jsonl", "--against", "HEAD", "--cache-dir", "cache-git", "--format", "json", "--fail-on", "regressed"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.calls, LOADS.size, "only the continuations after load_skill are new");
+    const d = JSON.parse(r.stdout).diff;
+    assert.deepEqual([d.improvedTasks, d.regressedTasks], [["t0", "t1", "t2", "t3", "t4"], ["t5"]]);
+    assert.match(d.before.source, /^HEAD:skills\/sums\/SKILL\.md$/);
+    assert.equal(d.after.source, "work.jsonl");
+    // A skill never committed: the error says so and what to do.
+    const missing = await diff(["work.jsonl", "--against", "HEAD~3"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no version of this SKILL\.md at HEAD~3 .*commit it first, or name another ref/);
+  });
+
   it("refuses runs that cannot be paired, naming the field and both values, and a skill neither run has", async () => {
     const other = await runCli(["diff", "--skill", "nope", "before.jsonl", "after.jsonl"], { cwd: ws, baseUrl: server.url });
     assert.equal(other.code, 2);
     assert.match(other.stderr, /before\.jsonl: the before run has no skill named 'nope' \(its skills: sums\)/);
     const one = await diff(["before.jsonl"]);
     assert.equal(one.code, 2);
-    assert.match(one.stderr, /give two run files/);
+    assert.match(one.stderr, /give two run files or SKILL\.md files/);
+    const noTasks = await diff(["v1/sums/SKILL.md", "v2/sums/SKILL.md"]);
+    assert.equal(noTasks.code, 2);
+    assert.match(noTasks.stderr, /two SKILL\.md files are run on the tasks given with --tasks/);
   });
 });

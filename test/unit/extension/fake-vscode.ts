@@ -98,9 +98,18 @@ export class MemoryMemento {
 }
 
 export class Uri {
+  scheme = "file";
+  query = "";
   private constructor(readonly fsPath: string) {}
   static file(p: string) {
     return new Uri(p);
+  }
+  /** A virtual document's URI (scheme, path, query), as vscode.Uri.from makes it. */
+  static from(c: { scheme: string; path?: string; query?: string }) {
+    const u = new Uri(c.path ?? "");
+    u.scheme = c.scheme;
+    u.query = c.query ?? "";
+    return u;
   }
   static joinPath(base: Uri, ...parts: string[]) {
     return new Uri([base.fsPath, ...parts].join("/"));
@@ -109,7 +118,7 @@ export class Uri {
     return this.fsPath;
   }
   toString() {
-    return `file://${this.fsPath}`;
+    return this.scheme === "file" ? `file://${this.fsPath}` : `${this.scheme}:${this.fsPath}${this.query ? `?${this.query}` : ""}`;
   }
 }
 
@@ -360,6 +369,8 @@ export const workspace = {
   onDidChangeConfiguration: disposable,
   /** A watcher that never reports (tests call the code a change would). */
   createFileSystemWatcher: () => ({ onDidCreate: disposable, onDidChange: disposable, onDidDelete: disposable, dispose() {} }),
+  asRelativePath: (u: Uri | string) => (typeof u === "string" ? u : u.fsPath),
+  getWorkspaceFolder: () => undefined,
 };
 
 const fake: Record<string, unknown> = {
