@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -168,5 +169,81 @@ describe("Codex CLI as the agent (real binary, bubblewrap, scripted model)", () 
     const file = readFileSync(firstRunFile, "utf8");
     assert.ok(!file.includes(KEY));
     for (const r of server.requests) assert.ok(!requestText(r).includes(KEY));
+  });
+});
+
+describe("a hostile Codex run (confined by bubblewrap) leaves the host untouched", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sf-codex-hostile-"));
+  const canaryDir = path.join(os.homedir(), `.sf-codex-canary-${process.pid}`);
+  const canary = path.join(canaryDir, "keep.txt");
+  const outside = [path.join(dir, "outside.txt"), path.join(os.tmpdir(), `sf-codex-outside-${process.pid}.txt`)];
+  const KEY_ENV = "SF_TEST_HOSTILE_KEY";
+  let server: ScriptedServer;
+  let listener: net.Server;
+  let connections = 0;
+  let port = 0;
+  const grader = createGrader();
+
+  before(async () => {
+    mkdirSync(canaryDir, { recursive: true });
+    writeFileSync(canary, "host file\n");
+    // The key is in this process's environment too: a harness that could read it (env, /proc) would find it there.
+    process.env[KEY_ENV] = KEY;
+    listener = net.createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    port = (listener.address() as net.AddressInfo).port;
+    const attack = [
+      `rm -rf "$HOME" ${JSON.stringify(canaryDir)} 2>&1`,
+      ...outside.map((f) => `echo pwned > ${JSON.stringify(f)} 2>&1`),
+      `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>&1 && echo tcp-open`,
+      `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 2); print('py-open')" 2>&1 | tail -1`,
+      `env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a ${KEY_ENV}; grep -rsaE 'sk-real-user-key-[0-9a-f]{6}' /etc /home /root /tmp /run 2>/dev/null | head -3`,
+      "echo done",
+    ].join("; ");
+    const plan: HarnessPlan = { enabled: [{ shell: attack }, { answer: boxedAnswer("1") }], disabled: [{ shell: attack }, { answer: boxedAnswer("1") }] };
+    server = await startScriptedServer({ script: harnessPlanScript({ "Say one.": plan }), requireKey: KEY });
+  });
+  after(async () => {
+    delete process.env[KEY_ENV];
+    await server.close();
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+    await grader.dispose();
+  });
+
+  it("deletes no host file, writes nothing outside the workspace, opens no connection and never sees the key", async () => {
+    const root = path.join(dir, "skills");
+    writeSkill(root, SKILL, "Use when adding two-digit numbers with carries.", "# Carry digits\nAdd.");
+    const { skills } = await scanSkills([root]);
+    const result = await evaluate(
+      { agent: "codex", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 4 },
+      {
+        skills,
+        taskSet: { name: "hostile", format: "native", file: path.join(dir, "hostile.jsonl"), hash: "h-1", tasks: [{ id: "hostile", kind: "math-answer", prompt: "Say one.", answer: "1" }], issues: [] },
+        client: createOpenAIClient({ baseURL: server.url, apiKey: KEY, model: "m", retryBaseMs: 5, maxBackoffMs: 20 }),
+        model: "m",
+        grader,
+        runFile: path.join(dir, "run.jsonl"),
+        resume: false,
+      },
+    );
+    assert.equal(result.failedRuns, 0, result.lastError);
+    assert.equal(result.records.length, 2);
+    const back = await readRunFile(result.runFile);
+    for (const r of back.records) {
+      // The attack ran: its output came back to the model as the tool result.
+      const output = r.transcript.find((m) => m.role === "tool")?.content ?? "";
+      assert.match(output, /done/, `the attack's commands ran (${r.condition})`);
+      assert.doesNotMatch(output, /tcp-open|py-open/);
+      assert.ok(r.verdict.pass);
+    }
+    assert.equal(readFileSync(canary, "utf8"), "host file\n", "the host's file is still there");
+    for (const f of outside) assert.ok(!existsSync(f), `${f} was not written`);
+    assert.equal(connections, 0, "no connection reached the host's loopback");
+    for (const r of server.requests) assert.ok(!requestText(r).includes(KEY), "no request to the model holds the key");
+    assert.ok(!readFileSync(result.runFile, "utf8").includes(KEY));
+    rmSync(canaryDir, { recursive: true, force: true });
   });
 });
