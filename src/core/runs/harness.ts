@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { findBwrap } from "../agents/confine.js";
 import { harnessAdapter } from "../agents/registry.js";
-import { HarnessError, type HarnessInfo, type HarnessSession } from "../agents/types.js";
+import { HarnessError, type HarnessConfinement, type HarnessInfo, type HarnessSession } from "../agents/types.js";
 import { InputError, ModelConfigError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { RunSettings } from "../settings.js";
@@ -16,6 +16,19 @@ const HARNESS_TIMEOUT_MS_PER_TURN = 120_000;
 function bwrapWorks(bwrap: string): boolean {
   const r = spawnSync(bwrap, ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 15_000 });
   return r.status === 0;
+}
+
+/**
+ * bubblewrap when it works here (`unavailable` undefined); otherwise unconfined only when the user allowed it, else
+ * the run is refused, saying why.
+ */
+export function chooseConfinement(unavailable: string | undefined, allowUnconfined: boolean): HarnessConfinement {
+  if (unavailable === undefined) return "bwrap";
+  if (allowUnconfined) return "unconfined";
+  throw new HarnessError(`A harness agent runs shell commands; here they cannot be confined (${unavailable}), so the run is refused.`, {
+    hint: "Install bubblewrap (Linux), or allow unconfined harness runs knowingly: the agent's commands then run with your rights and network.",
+    hintIds: ["agentUnconfined"],
+  });
 }
 
 /**
@@ -36,13 +49,8 @@ export async function prepareHarness(settings: RunSettings, batch: boolean, logg
   }
   const binary = await adapter.locate();
   const bwrap = process.platform === "linux" ? findBwrap() : undefined;
-  const confined = bwrap !== undefined && bwrapWorks(bwrap);
-  if (!confined && !settings.agentUnconfined) {
-    throw new HarnessError(
-      `A harness agent runs shell commands; here they cannot be confined (${bwrap ? "bubblewrap is installed but cannot create namespaces" : "bubblewrap is not installed"}), so the run is refused.`,
-      { hint: "Install bubblewrap (Linux), or allow unconfined harness runs knowingly: the agent's commands then run with your rights and network.", hintIds: ["agentUnconfined"] },
-    );
-  }
+  const confinement = chooseConfinement(bwrap === undefined ? "bubblewrap is not installed" : bwrapWorks(bwrap) ? undefined : "bubblewrap is installed but cannot create namespaces", settings.agentUnconfined);
+  const confined = confinement === "bwrap";
   if (!confined) logger.warn(`the ${adapter.id} harness runs unconfined: its shell commands have your user's rights and network`);
   const info: HarnessInfo = {
     id: adapter.id,
@@ -51,7 +59,7 @@ export async function prepareHarness(settings: RunSettings, batch: boolean, logg
     sha256: binary.sha256,
     wireFormat: adapter.wireFormat,
     skillsDir: adapter.skillsDir,
-    confinement: confined ? "bwrap" : "unconfined",
+    confinement,
     settings: adapter.settings(),
   };
   const workRoot = mkdtempSync(path.join(os.tmpdir(), `skill-following-${adapter.id}-`));
