@@ -7,6 +7,7 @@
  * pipes each connection to that socket, then runs the harness as its child. The environment is cleared: the
  * harness gets only what the runner sets (never the user's key).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 
@@ -47,6 +48,12 @@ export function findBwrap(): string | undefined {
     if (existsSync(p)) return p;
   }
   return undefined;
+}
+
+/** Whether bubblewrap really starts namespaces here (user namespaces can be disabled even where it is installed). */
+export function bwrapWorks(bwrap: string): boolean {
+  const r = spawnSync(bwrap, ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 15_000 });
+  return r.status === 0;
 }
 
 export interface BwrapLayout {

@@ -1,8 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findBwrap } from "../agents/confine.js";
+import { bwrapWorks, findBwrap } from "../agents/confine.js";
 import { harnessAdapter } from "../agents/registry.js";
 import { HarnessError, type HarnessConfinement, type HarnessInfo, type HarnessSession } from "../agents/types.js";
 import { InputError, ModelConfigError } from "../errors.js";
@@ -11,12 +10,6 @@ import type { RunSettings } from "../settings.js";
 
 /** Wall-clock limit of one harness process: generous, a run is a few model calls and shell commands per turn. */
 const HARNESS_TIMEOUT_MS_PER_TURN = 120_000;
-
-/** Whether bubblewrap really starts a namespace here (user namespaces can be disabled even where it is installed). */
-function bwrapWorks(bwrap: string): boolean {
-  const r = spawnSync(bwrap, ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 15_000 });
-  return r.status === 0;
-}
 
 /**
  * bubblewrap when it works here (`unavailable` undefined); otherwise unconfined only when the user allowed it, else
