@@ -5,7 +5,7 @@
  *
  *   npm run bench                      all benchmarks at full size
  *   npm run bench -- --quick           smaller sizes (a smoke run of the harness)
- *   npm run bench -- --only calls,report     (calls, overhead, sandbox, sandbox-cpython, report, webview, memory, lint)
+ *   npm run bench -- --only calls,report     (calls, overhead, sandbox, sandbox-cpython, report, webview, memory, lint, agent-proxy)
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type { PythonRuntime } from "../src/shared/vocabulary/index.js";
 import type { BenchRow } from "./types.js";
 
-const BENCHMARKS = ["calls", "overhead", "sandbox", "sandbox-cpython", "report", "webview", "memory", "lint"] as const;
+const BENCHMARKS = ["calls", "overhead", "sandbox", "sandbox-cpython", "report", "webview", "memory", "lint", "agent-proxy"] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 function machine() {
@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     webview: async () => (await import("./webview-render.js")).benchWebviewRender(quick ? 1000 : 10_000, 20),
     memory: async () => (await import("./memory.js")).benchMemory({ tasks: quick ? 2000 : 20_000, concurrency: 32 }),
     lint: async () => (await import("./lint.js")).benchLint(quick ? 200 : 879),
+    "agent-proxy": async () => (await import("./agent-proxy.js")).benchAgentProxy(quick ? 4 : 20),
   };
   for (const name of only) {
     process.stderr.write(`running ${name}…\n`);

@@ -12,6 +12,7 @@ import { renderHint, renderHintId } from "../../../src/cli/hints.js";
 import { parseRunArgs } from "../../../src/cli/run-command.js";
 import { SETTING_FLAGS, SETTING_OPTIONS, runSettingsFromArgs } from "../../../src/cli/settings.js";
 import { INPUT_HINT_IDS, InputError, type HintId } from "../../../src/core/errors.js";
+import { AgentIdSchema } from "../../../src/shared/vocabulary/index.js";
 import { buildRunHeader, selectTasks } from "../../../src/core/runs/header.js";
 import { DEFAULT_RUN_SETTINGS, RUN_SETTING_KEYS, type RunSettings } from "../../../src/core/settings.js";
 import type { TaskSet } from "../../../src/core/tasks/schema.js";
@@ -47,6 +48,7 @@ const TABLE: Array<{ name: string; argv: string[]; config: Record<string, unknow
   },
   { name: "batch", argv: ["--batch"], config: { batch: true } },
   { name: "the CPython sandbox runtime", argv: ["--python", "cpython"], config: { sandboxPython: "cpython" } },
+  { name: "a harness agent, unconfined", argv: ["--agent", "codex", "--agent-unconfined"], config: { agent: "codex", agentUnconfined: true } },
   // What the editor shows for an unset optional setting (null) is the CLI's absent flag.
   { name: "unset optionals", argv: [], config: { seed: null, maxTokens: null, taskLimit: null, judgeModel: null, judgeBaseUrl: null } },
 ];
@@ -153,7 +155,9 @@ describe("hint ids: rendered by each host", () => {
 });
 
 describe("no core text speaks a CLI flag", () => {
-  it("src/core (but the sandbox's process arguments) has no --flag outside comments", () => {
+  it("src/core (but the sandbox's and the harnesses' process arguments) has no --flag outside comments", () => {
+    // A harness adapter (src/core/agents/<agent id>.ts) and the harness confinement build argv for those programs.
+    const argvFiles = new Set([...AgentIdSchema.options, "confine"].map((n) => path.join(repoRoot, "src/core/agents", `${n}.ts`)));
     const offenders: string[] = [];
     const walk = (dir: string): string[] =>
       readdirSync(dir).flatMap((name) => {
@@ -161,7 +165,7 @@ describe("no core text speaks a CLI flag", () => {
         return name.endsWith(".ts") ? [p] : name.includes(".") ? [] : walk(p);
       });
     for (const file of walk(path.join(repoRoot, "src/core"))) {
-      if (file.includes(`${path.sep}sandbox${path.sep}`)) continue;
+      if (file.includes(`${path.sep}sandbox${path.sep}`) || argvFiles.has(file)) continue;
       readFileSync(file, "utf8")
         .split("\n")
         .forEach((line, i) => {
