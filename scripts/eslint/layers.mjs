@@ -13,6 +13,7 @@ export const CORE_LAYERS = [
   ["models", "sandbox"],
   ["retrieval", "grading"],
   ["agent"],
+  ["agents"],
   ["runs"],
   ["report"],
 ];

@@ -29,6 +29,8 @@ export const SETTING_FLAGS: Readonly<Record<RunSettingKey, { flag: string; value
   responseCache: { flag: "no-cache", negates: true },
   batch: { flag: "batch" },
   sandboxPython: { flag: "python" },
+  agent: { flag: "agent" },
+  agentUnconfined: { flag: "agent-unconfined" },
 };
 
 const RAE_ONLY = "rae-only";

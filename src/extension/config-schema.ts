@@ -32,6 +32,8 @@ export const RUN_SETTING_CONFIG_KEYS = {
   responseCache: "responseCache",
   batch: "batch",
   sandboxPython: "sandboxPython",
+  agent: "agent",
+  agentUnconfined: "agentUnconfined",
 } as const satisfies Record<RunSettingKey, string>;
 
 type RunSettingFields = { [K in RunSettingKey as (typeof RUN_SETTING_CONFIG_KEYS)[K]]: z.ZodCatch<z.ZodType<RunSettings[K]>> };

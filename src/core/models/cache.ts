@@ -38,8 +38,8 @@ function sortKeys(value: unknown): unknown {
  * (so a changed skill body changes every request that contains it, and no other), tools, sampling
  * parameters, the sample index and the endpoint.
  */
-export function requestCacheKey(request: ChatRequest, sampleIndex: number, endpointId: string): string {
-  const material = canonicalJson({ v: CACHE_FORMAT_VERSION, endpoint: endpointId, sampleIndex, request });
+export function requestCacheKey(request: ChatRequest, sampleIndex: number, endpointId: string, scope?: string): string {
+  const material = canonicalJson({ v: CACHE_FORMAT_VERSION, endpoint: endpointId, sampleIndex, request, ...(scope !== undefined ? { scope } : {}) });
   return createHash("sha256").update(material).digest("hex");
 }
 
@@ -82,7 +82,7 @@ export function createCachedClient(inner: ModelClient, options: CachedClientOpti
     ...(inner.batch ? { batch: inner.batch } : {}),
     stats: () => ({ hits, misses }),
     async complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
-      const key = requestCacheKey(request, callOptions.sampleIndex, inner.id);
+      const key = requestCacheKey(request, callOptions.sampleIndex, inner.id, callOptions.cacheScope);
       const hit = await cache.get(key);
       if (hit && (callOptions.accept?.({ ...hit, latencyMs: 0 }) ?? true)) {
         hits++;

@@ -61,6 +61,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Distinguishes repeated samples of the same request (part of the cache key). */
   sampleIndex: number;
+  /**
+   * Extra cache-key material (a harness and its version, src/core/agents): the same request asked by another
+   * harness is another cache entry. Never sent to the endpoint. Absent: the key is exactly as before.
+   */
+  cacheScope?: string;
   /** Whether an answer is usable (the judge: a valid grading); a cache keeps only usable answers. */
   accept?: (response: ChatResponse) => boolean;
 }
