@@ -1,0 +1,235 @@
+/**
+ * One harness run: a fresh workspace and private HOME, the skills installed (enabled condition only), the model
+ * proxy, the harness headless (confined by bubblewrap unless the user allowed otherwise), then the evidence, the
+ * transcript and the answer. See types.ts for the whole picture.
+ */
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { extractAnswer, replyOverCap } from "../agent/extract.js";
+import { userPrompt } from "../agent/prompts.js";
+import type { ToolCallRecord } from "../agent/types.js";
+import { CancelledError } from "../errors.js";
+import type { ChatMessage } from "../models/types.js";
+import { recordedArguments } from "../retrieval/tool-args.js";
+import { killTree } from "../sandbox/job.js";
+import type { Skill } from "../skills/types.js";
+import type { Task } from "../tasks/schema.js";
+import { bwrapArgv, findBwrap, FORWARD_PORT, FORWARDER_SOURCE, SANDBOX_HOME, SANDBOX_WORKSPACE } from "./confine.js";
+import { RetrievalTracker, type InstalledSkill } from "./evidence.js";
+import { wireFormat } from "./proxy/formats.js";
+import { startModelProxy } from "./proxy/server.js";
+import { harnessCacheScope, HarnessError, type HarnessEvent, type HarnessRunInput, type HarnessRunResult, type HarnessSession, type LaunchContext } from "./types.js";
+
+/** The file a code task's answer may be written to in the workspace (graded when the final message has no code). */
+export const SOLUTION_FILE = "solution.py";
+const PATH = "/usr/local/bin:/usr/bin:/bin";
+/** Output kept of the harness's stderr, for the error of a failed run. */
+const STDERR_TAIL = 4000;
+
+/** Files of a folder, relative and `/`-separated (skills are small). */
+function listFiles(dir: string, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...listFiles(path.join(dir, entry.name), rel));
+    else if (entry.isFile()) out.push(rel);
+  }
+  return out;
+}
+
+/** Copies each skill's folder to `<skillsDir>/<name>/`; section ablation rewrites the installed SKILL.md's body. */
+function installSkills(skills: readonly Skill[], target: string, servedBody: HarnessRunInput["servedBody"]): InstalledSkill[] {
+  return skills.map((skill) => {
+    const dest = path.join(target, skill.name);
+    cpSync(skill.dir, dest, { recursive: true, dereference: true });
+    if (servedBody) {
+      const lines = readFileSync(skill.file, "utf8").replace(/\r\n/g, "\n").split("\n");
+      const frontmatter = lines.slice(0, Math.max(0, skill.bodyLine - 1)).join("\n");
+      writeFileSync(path.join(dest, "SKILL.md"), `${frontmatter}\n${servedBody(skill)}`);
+    }
+    return { ref: { name: skill.name, contentHash: skill.contentHash }, files: listFiles(dest) };
+  });
+}
+
+/** A stable folder name per task × condition × sample, so an unconfined run's paths (which the harness puts in its requests) repeat. */
+function runFolder(input: HarnessRunInput): string {
+  return createHash("sha256").update(`${input.task.id}\u0000${input.condition}\u0000${input.sampleIndex}`).digest("hex").slice(0, 16);
+}
+
+export async function runHarness(session: HarnessSession, input: HarnessRunInput): Promise<HarnessRunResult> {
+  const { adapter } = session;
+  if (input.signal?.aborted) throw new CancelledError();
+  const confined = session.confinement === "bwrap";
+  const bwrap = confined ? findBwrap() : undefined;
+  if (confined && !bwrap) throw new HarnessError("bubblewrap (bwrap) is not installed: harness runs need it to confine the agent's shell commands");
+
+  const dir = path.join(session.workRoot, runFolder(input));
+  rmSync(dir, { recursive: true, force: true });
+  const workspace = path.join(dir, "workspace");
+  const home = path.join(dir, "home");
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const installed = input.condition === "enabled" ? installSkills(input.skills, path.join(workspace, adapter.skillsDir), input.servedBody) : [];
+  const dummyKey = `sk-proxy-${randomBytes(12).toString("hex")}`;
+  const socket = path.join(dir, "proxy.sock");
+
+  const proxy = await startModelProxy({
+    client: input.client,
+    formats: [wireFormat(adapter.wireFormat)],
+    model: input.model,
+    params: input.params,
+    sampleIndex: input.sampleIndex,
+    cacheScope: harnessCacheScope({ id: adapter.id, version: session.binary.version, sha256: session.binary.sha256 }),
+    maxCalls: input.maxTurns,
+    dummyKey,
+    ...(adapter.normalizeRequest ? { normalize: (r) => adapter.normalizeRequest!(r, { date: session.fixedDate }) } : {}),
+    ...(confined ? { socketPath: socket } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+
+  const ctx: LaunchContext = {
+    binary: session.binary,
+    workspace: confined ? SANDBOX_WORKSPACE : workspace,
+    home: confined ? SANDBOX_HOME : home,
+    proxyUrl: `${confined ? `http://127.0.0.1:${FORWARD_PORT}` : proxy.url!}/v1`,
+    dummyKey,
+    model: input.model,
+    prompt: userPrompt(input.task),
+    params: input.params,
+    maxTurns: input.maxTurns,
+  };
+  try {
+    for (const [rel, text] of Object.entries(adapter.homeFiles(ctx))) {
+      const file = path.join(home, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    }
+    const command = adapter.command(ctx);
+    const env: Record<string, string> = { HOME: ctx.home, PATH, TZ: "UTC", LANG: "C.UTF-8", ...command.env };
+    let argv: string[];
+    if (confined) {
+      const forwarder = path.join(dir, "forwarder.cjs");
+      writeFileSync(forwarder, FORWARDER_SOURCE);
+      const packageRoot = path.dirname(path.dirname(session.binary.path));
+      argv = [...bwrapArgv({ bwrap: bwrap!, workspace, home, socket, forwarder, readOnly: [packageRoot], env }), ...command.argv];
+    } else argv = command.argv;
+
+    const events: HarnessEvent[] = [];
+    const outcome = await execute(argv, confined ? { ELECTRON_RUN_AS_NODE: "1" } : env, confined ? dir : workspace, session.timeoutMs, input.signal, (line) => events.push(...adapter.parseEvent(line)));
+    if (input.signal?.aborted) throw new CancelledError();
+    if (proxy.failure !== undefined) throw proxy.failure;
+
+    // Retrieval: the model's tool calls as the proxy saw them, then the harness's own events.
+    const tracker = new RetrievalTracker(installed, adapter.skillsDir);
+    const toolCalls: ToolCallRecord[] = [];
+    const result: HarnessRunResult = {
+      transcript: [],
+      toolCalls,
+      retrieved: [],
+      filesRead: [],
+      finalText: null,
+      answer: null,
+      tokens: { prompt: 0, completion: 0 },
+      latencyMs: 0,
+      modelCalls: 0,
+      cachedCalls: 0,
+      turns: proxy.exchanges.length,
+      events,
+    };
+    for (const ex of proxy.exchanges) {
+      if (!ex.response) continue;
+      result.tokens.prompt += ex.response.usage.promptTokens;
+      result.tokens.completion += ex.response.usage.completionTokens;
+      result.latencyMs += ex.response.latencyMs;
+      if (ex.response.cached) result.cachedCalls++;
+      else result.modelCalls++;
+      for (const call of ex.response.toolCalls) {
+        const retrieved = adapter.toolCallEvidence(call).flatMap((e) => tracker.add(e));
+        toolCalls.push({ name: call.name, arguments: recordedArguments(call.arguments), retrieved });
+      }
+    }
+    for (const e of events) tracker.add(e);
+    const retrieval = tracker.result();
+    result.retrieved = retrieval.retrieved;
+    result.filesRead = retrieval.filesRead;
+
+    const last = proxy.exchanges[proxy.exchanges.length - 1];
+    const transcript: ChatMessage[] = last ? [...last.request.messages] : [];
+    if (last?.response) transcript.push({ role: "assistant", content: last.response.content, ...(last.response.toolCalls.length ? { toolCalls: last.response.toolCalls } : {}) });
+    result.transcript = transcript;
+
+    const messages = events.filter((e): e is Extract<HarnessEvent, { kind: "message" }> => e.kind === "message");
+    const lastModelText = [...proxy.exchanges].reverse().find((e) => e.response?.content)?.response?.content ?? null;
+    result.finalText = messages.length ? messages[messages.length - 1]!.text : lastModelText;
+    result.answer = answerOf(input.task, result.finalText, workspace);
+
+    const errors: string[] = [];
+    if (proxy.turnLimitHit) errors.push(`turn limit reached: ${input.maxTurns} model turns without a final answer`);
+    else if (outcome.timedOut) errors.push(`the harness ran past ${Math.round(session.timeoutMs / 1000)} s and was stopped`);
+    else if (outcome.code !== 0) errors.push(`the harness exited with ${outcome.code === null ? `signal ${outcome.signal ?? "?"}` : `code ${outcome.code}`}${outcome.stderr ? `: ${outcome.stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`);
+    const over = replyOverCap(result.finalText);
+    if (over) errors.push(over);
+    if (errors.length) result.error = errors.join("; ");
+    return result;
+  } finally {
+    await proxy.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The graded answer: a skill eval's whole reply; a code task's code from the reply, else the workspace's solution.py. */
+function answerOf(task: Task, text: string | null, workspace: string): string | null {
+  if (task.kind === "skill-eval") return text === null || text.trim() === "" ? null : text;
+  const answer = extractAnswer(task, text);
+  if (answer !== null || task.kind !== "python-function") return answer;
+  const file = path.join(workspace, SOLUTION_FILE);
+  return existsSync(file) ? readFileSync(file, "utf8") : null;
+}
+
+interface Outcome {
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stderr: string;
+}
+
+function execute(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number, signal: AbortSignal | undefined, onLine: (line: string) => void): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stderr = "";
+    let pending = "";
+    let timedOut = false;
+    let exited = false;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      pending += chunk;
+      let nl = pending.indexOf("\n");
+      while (nl >= 0) {
+        onLine(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+        nl = pending.indexOf("\n");
+      }
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL);
+    });
+    const stop = () => killTree(child, exited);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, timeoutMs);
+    signal?.addEventListener("abort", stop, { once: true });
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(new HarnessError(`cannot start the harness (${argv[0]}): ${err.message}`));
+    });
+    child.on("close", (code, sig) => {
+      exited = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
+      if (pending) onLine(pending);
+      resolve({ code, signal: sig, timedOut, stderr });
+    });
+  });
+}
