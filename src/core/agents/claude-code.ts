@@ -143,7 +143,8 @@ export function parseClaudeCodeEvent(line: string): HarnessEvent[] {
       out.push({ kind: "usage", prompt: n(u.input_tokens) + n(u.cache_creation_input_tokens) + n(u.cache_read_input_tokens), completion: n(u.output_tokens) });
     }
     if (event.is_error === true) {
-      const why = typeof event.result === "string" && event.result ? event.result : `the harness stopped: ${String(event.terminal_reason ?? event.subtype ?? "error")}`;
+      const reason = [event.terminal_reason, event.subtype].find((v): v is string => typeof v === "string") ?? "error";
+      const why = typeof event.result === "string" && event.result ? event.result : `the harness stopped: ${reason}`;
       out.push({ kind: "error", message: why });
     }
     return out;

@@ -49,6 +49,15 @@ function answer(partial: Partial<ChatResponse>): ChatResponse {
   return { content: null, toolCalls: [], finishReason: "stop", usage: { promptTokens: 1200, completionTokens: 34 }, latencyMs: 5, ...partial };
 }
 
+interface SseData {
+  type: string;
+  index: number;
+  message: Record<string, unknown>;
+  content_block: Record<string, unknown>;
+  delta: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+  usage: Record<string, unknown>;
+}
+
 /** Rebuilds the message an SSE reply describes, the way Anthropic's SDK accumulates a stream. */
 function accumulate(chunks: readonly string[]): Record<string, unknown> {
   let message: Record<string, unknown> = {};
@@ -56,9 +65,9 @@ function accumulate(chunks: readonly string[]): Record<string, unknown> {
   const partial = new Map<number, string>();
   const names: string[] = [];
   for (const chunk of chunks) {
-    const [eventLine, dataLine, ...rest] = chunk.split("\n");
-    assert.ok(eventLine?.startsWith("event: ") && dataLine?.startsWith("data: ") && rest.join("") === "", `an SSE event: ${chunk}`);
-    const data = JSON.parse(dataLine.slice(6)) as Record<string, any>;
+    const [eventLine = "", dataLine = "", ...rest] = chunk.split("\n");
+    assert.ok(eventLine.startsWith("event: ") && dataLine.startsWith("data: ") && rest.join("") === "", `an SSE event: ${chunk}`);
+    const data = JSON.parse(dataLine.slice(6)) as SseData;
     assert.equal(eventLine.slice(7), data.type, "the event name is the data's type");
     names.push(data.type);
     if (data.type === "message_start") message = { ...data.message };
