@@ -21,12 +21,17 @@ const PLATFORM_PACKAGES: Record<string, { triple: string; pkg: string }> = {
 /**
  * The config overrides every run gets (`-c key=value`, checked with `--strict-config`), and why:
  * no bundled system skills (they would sit in both conditions' skill lists), no web search and no sub-agents
- * (the run's only network is the model; sub-agents would multiply calls the turn limit counts).
+ * (the run's only network is the model; sub-agents would multiply calls the turn limit counts), and nothing that
+ * phones home (analytics, feedback, update checks: inside the sandbox they could only wait for a network that is
+ * not there).
  */
 const CONFIG_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
   ["skills.bundled.enabled", "false"],
   ["web_search", '"disabled"'],
   ["features.multi_agent", "false"],
+  ["analytics.enabled", "false"],
+  ["feedback.enabled", "false"],
+  ["check_for_update_on_startup", "false"],
 ];
 
 const EXEC_FLAGS = ["exec", "--json", "--skip-git-repo-check", "--ephemeral", "--strict-config", "--dangerously-bypass-approvals-and-sandbox", "--color", "never"] as const;

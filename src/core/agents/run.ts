@@ -119,7 +119,7 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     const events: HarnessEvent[] = [];
     const outcome = await execute(argv, confined ? { ELECTRON_RUN_AS_NODE: "1" } : env, confined ? dir : workspace, session.timeoutMs, input.signal, (line) => events.push(...adapter.parseEvent(line)));
     if (input.signal?.aborted) throw new CancelledError();
-    if (proxy.failure !== undefined) throw proxy.failure;
+    if (proxy.failure) throw proxy.failure;
 
     // Retrieval: the model's tool calls as the proxy saw them, then the harness's own events.
     const tracker = new RetrievalTracker(installed, adapter.skillsDir);

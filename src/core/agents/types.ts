@@ -21,6 +21,7 @@ import { z } from "zod";
 import { AgentIdSchema, HarnessConfinementSchema } from "../../shared/vocabulary/index.js";
 import type { HarnessConfinement, HarnessId } from "../../shared/vocabulary/index.js";
 import type { AgentResult } from "../agent/loop.js";
+import { SkillFollowingError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { ChatRequest, ChatResponse, ModelClient, SamplingParams, ToolCall } from "../models/types.js";
 import type { Skill } from "../skills/types.js";
@@ -149,7 +150,7 @@ export interface HarnessAdapter {
 }
 
 /** A harness that cannot run (not installed, not confined, bad output): a clear message naming the fix. */
-export class HarnessError extends Error {}
+export class HarnessError extends SkillFollowingError {}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Running one task in one condition (run.ts: `runHarness(session, input)`).

@@ -9,6 +9,7 @@ import { parseRunSettings, type RunSettings, type RunSettingsInput } from "../se
 import type { Skill } from "../skills/types.js";
 import type { TaskSet } from "../tasks/schema.js";
 import { executeJob, ModelFailure, type JobContext } from "./job.js";
+import { prepareHarness } from "./harness.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
 import { boundListeners, runPool } from "./pool.js";
@@ -89,7 +90,14 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
       hintIds: ["batch", "modelProvider"],
     });
   }
-  const run = await openRun(settings, { ...deps, batch: gate !== undefined }, logger);
+  const harness = settings.agent === "builtin" ? undefined : await prepareHarness(settings, gate !== undefined, logger);
+  let run: OpenedRun;
+  try {
+    run = await openRun(settings, { ...deps, batch: gate !== undefined, ...(harness ? { agent: harness.info } : {}) }, logger);
+  } catch (err) {
+    harness?.dispose();
+    throw err;
+  }
   if (gate && settings.stopWhen === "decided") logger.warn("batch mode sends the first turn of every run at once, so stopping early saves few calls");
   const state = new RunState(settings, deps, run, logger);
   const internal = new AbortController();
@@ -112,6 +120,8 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     ...(run.judge ? { judge: run.judge } : {}),
     signal: internal.signal,
     ...(gate ? { batch: gate } : {}),
+    // The harness's fixed date is the run's: a resumed run (whose header is the prior one) asks the same requests.
+    ...(harness ? { harness: { ...harness.session, fixedDate: run.header.createdAt.slice(0, 10) } } : {}),
   };
   state.progress();
   const heartbeatMs = deps.progressIntervalMs ?? 1000;
@@ -138,6 +148,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     deps.signal?.removeEventListener("abort", onAbort);
     run.writer.close();
     await gate?.end();
+    harness?.dispose();
   }
   if (state.fatal) throw state.fatal.error;
   const stopReason = deps.signal?.aborted ? "cancelled" : state.stopReason;

@@ -3,6 +3,7 @@ import { PROMPT_VERSION } from "../agent/prompts.js";
 import { InputError } from "../errors.js";
 // The run file is shared and committed; a key hidden in the base URL (user:key@, ?api-key=) must not reach it.
 import { describeEndpoint } from "../models/openai-client.js";
+import type { HarnessInfo } from "../agents/types.js";
 import type { ModelWeights } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
 import { skillLibraryHash } from "../skills/index.js";
@@ -29,6 +30,8 @@ export interface HeaderInputs {
   shard?: ShardHeader;
   /** The model calls go through a batch API (priced as such). */
   batch?: boolean;
+  /** The harness that runs the tasks (absent: the built-in loop). */
+  agent?: HarnessInfo;
 }
 
 /**
@@ -95,6 +98,7 @@ export function buildRunHeader(
     ...evalTaskInfo(tasks, inputs.judge),
     ...(inputs.shard ? { shard: inputs.shard } : {}),
     ...(inputs.batch ? { pricing: "batch" as const } : {}),
+    ...(inputs.agent ? { agent: inputs.agent } : {}),
   };
 }
 
@@ -119,6 +123,8 @@ export function assertResumable(prior: RunHeader, now: RunHeader, file: string):
   if (prior.params.temperature !== now.params.temperature) diffs.push("the temperature changed");
   if (prior.skillLibraryHash !== now.skillLibraryHash) diffs.push("the skill library changed");
   if (JSON.stringify(prior.judge ?? null) !== JSON.stringify(now.judge ?? null)) diffs.push("the judge changed");
+  const agent = (h: RunHeader) => (h.agent ? `${h.agent.id} ${h.agent.version} (sha256 ${h.agent.sha256.slice(0, 12)})` : "the built-in loop");
+  if (agent(prior) !== agent(now)) diffs.push(`the agent changed (${agent(prior)} → ${agent(now)})`);
   const shard = (h: RunHeader) => (h.shard ? `shard ${h.shard.index}/${h.shard.count}` : "unsharded");
   if (shard(prior) !== shard(now)) diffs.push(`the shard changed (${shard(prior)} → ${shard(now)})`);
   if (diffs.length > 0) {

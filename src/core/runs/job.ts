@@ -1,4 +1,6 @@
 import { runAgent, type AgentResult } from "../agent/loop.js";
+import { runHarness } from "../agents/run.js";
+import { HarnessError, type HarnessSession } from "../agents/types.js";
 import { CancelledError, JudgeError } from "../errors.js";
 import type { JudgeConfig } from "../grading/judge.js";
 import type { Grader, Verdict } from "../grading/types.js";
@@ -30,6 +32,8 @@ export interface JobContext {
   judge?: JudgeConfig;
   /** Batch mode: told when a run starts asking the model and when it has its last answer. */
   batch?: BatchGate;
+  /** A real agent harness runs the tasks instead of the built-in loop (src/core/agents). */
+  harness?: HarnessSession;
 }
 
 /**
@@ -38,19 +42,12 @@ export interface JobContext {
  */
 export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> {
   ctx.batch?.runStarted();
-  const agent = await runAgent({
-    task: job.task,
-    condition: job.condition,
-    library: ctx.library,
-    client: ctx.client,
-    model: ctx.model,
-    params: ctx.params,
-    sampleIndex: job.sample,
-    maxTurns: ctx.maxTurns,
-    signal: ctx.signal,
-  })
+  const common = { task: job.task, condition: job.condition, client: ctx.client, model: ctx.model, params: ctx.params, sampleIndex: job.sample, maxTurns: ctx.maxTurns, signal: ctx.signal };
+  const agent = await (ctx.harness ? runHarness(ctx.harness, { ...common, skills: ctx.library.skills }) : runAgent({ ...common, library: ctx.library }))
     .catch((err: unknown) => {
       if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
+      // A harness that cannot run at all (not startable, unusable output) fails every run alike: not a model failure.
+      if (err instanceof HarnessError) throw err;
       throw new ModelFailure(err);
     })
     // Grading is not model time: a batch round must not wait for it.

@@ -1,3 +1,4 @@
+import type { HarnessInfo } from "../agents/types.js";
 import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { InputError } from "../errors.js";
@@ -28,6 +29,8 @@ export interface OpenRunInputs {
   shard?: ShardSpec;
   /** The model calls go through a batch API: the header says so. */
   batch?: boolean;
+  /** The harness that runs the tasks: the header records it. */
+  agent?: HarnessInfo;
 }
 
 /** A run file ready for records: its header (the prior one when resumed), the tasks in run order, what is done. */
@@ -82,6 +85,7 @@ export async function openRun(settings: RunSettings, inputs: OpenRunInputs, logg
       ...(judge ? { judge: { id: judge.client.id, model: judge.model, repeats: judge.repeats, version: JUDGE_VERSION } } : {}),
       ...(shard ? { shard } : {}),
       ...(inputs.batch ? { batch: true } : {}),
+      ...(inputs.agent ? { agent: inputs.agent } : {}),
     },
     tasks,
     sandbox,

@@ -4,6 +4,7 @@ import {
   StopWhenSchema, VerdictSchema, type Condition,
 } from "../../shared/vocabulary/index.js";
 import { ToolCallRecordSchema } from "../agent/types.js";
+import { HarnessInfoSchema } from "../agents/types.js";
 
 /**
  * The run file: append-only JSONL in `.skill-following/runs/`. Line 1 is a header; then one `run` record per
@@ -89,6 +90,8 @@ export const RunHeaderSchema = z.object({
     .optional(),
   /** "batch": the model calls went through the provider's batch API at its batch price. Absent: synchronous calls. */
   pricing: z.enum(["synchronous", "batch"]).optional(),
+  /** A real agent harness ran the tasks (src/core/agents): which one, its version and binary hash, its settings, its confinement. Absent: the built-in loop. */
+  agent: HarnessInfoSchema.optional(),
 });
 export type RunHeader = z.infer<typeof RunHeaderSchema>;
 

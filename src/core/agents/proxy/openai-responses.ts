@@ -68,7 +68,7 @@ export function responsesToChatRequest(body: unknown): ChatRequest {
     } else if (type === "reasoning") {
       // Dropped: the proxy never returns reasoning items, so these are only ever empty summaries.
     } else {
-      throw new WireFormatError(`${where}: input item type '${String(type)}' is not supported by the proxy`);
+      throw new WireFormatError(`${where}: input item type '${typeof type === "string" ? type : JSON.stringify(type)}' is not supported by the proxy`);
     }
   });
   const tools: ToolDefinition[] = [];

@@ -42,7 +42,7 @@ export interface ModelProxy {
   readonly url: string | undefined;
   readonly exchanges: readonly ProxyExchange[];
   /** The first model failure (after the client's retries), if any: the run is then lost, not graded. */
-  readonly failure: unknown;
+  readonly failure: Error | undefined;
   /** Whether a request was refused for the turn limit. */
   readonly turnLimitHit: boolean;
   close(): Promise<void>;
@@ -83,7 +83,7 @@ function authorized(req: http.IncomingMessage, key: string): boolean {
 
 export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy> {
   const exchanges: ProxyExchange[] = [];
-  let failure: unknown;
+  let failure: Error | undefined;
   let turnLimitHit = false;
   let calls = 0;
 
@@ -122,7 +122,7 @@ export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy
       exchanges.push({ format: format.id, request, response });
       send(res, format.reply(response, body, replyId));
     } catch (err) {
-      failure ??= err;
+      failure ??= err instanceof Error ? err : new Error(typeof err === "string" ? err : "the model call failed");
       const message = err instanceof Error ? err.message : String(err);
       exchanges.push({ format: format.id, request, error: message });
       const status = err instanceof CancelledError ? 499 : err instanceof ModelRequestError && err.status ? err.status : 502;
