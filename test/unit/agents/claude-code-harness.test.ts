@@ -4,7 +4,8 @@
  * scripted model decides per task whether to call the Skill tool, from the skill list Claude Code built
  * (test/support/scripted-anthropic.ts). Six tasks of the shipped math set with the shipped harmful skill
  * `round-money-whole-units` give known paired outcomes: three harmed, one rescued, one retrieved without effect (it
- * also reads a reference file), one not retrieved — RAE = (1 − 3) / 5.
+ * loads the skill with a shell `cat` and reads a reference file with the Read tool), one not retrieved —
+ * RAE = (1 − 3) / 5.
  */
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -47,9 +48,11 @@ function plans(): Record<string, ClaudePlan> {
     table[t.prompt] = { disabled: [{ answer: boxed(t.answer) }], enabled: [{ loadSkill: SKILL }, { answer: boxed(String(Math.round(Number(t.answer)))) }] };
   }
   table[task("math-bike-savings").prompt] = { disabled: [{ answer: boxed("90") }], enabled: [{ loadSkill: SKILL }, { answer: boxed("150") }] };
+  // Loaded through the shell instead of the Skill tool, then a reference read with the Read tool.
   table[task(LOADED_NO_EFFECT).prompt] = {
+    skill: SKILL,
     disabled: [{ answer: boxed("54") }],
-    enabled: [{ loadSkill: SKILL }, { readFile: `/workspace/.claude/skills/${SKILL}/${REFERENCE}` }, { answer: boxed("54") }],
+    enabled: [{ bash: `cat .claude/skills/${SKILL}/SKILL.md` }, { readFile: `/workspace/.claude/skills/${SKILL}/${REFERENCE}` }, { answer: boxed("54") }],
   };
   table[task(NOT_LOADED).prompt] = { skill: SKILL, disabled: [{ answer: boxed("45") }], enabled: [{ answer: boxed("45") }] };
   return table;
@@ -140,7 +143,10 @@ describe("Claude Code end to end (real binary, bubblewrap, scripted model)", { t
     assert.equal(harmedRun.answer, "11");
     assert.ok(harmedRun.events.some((e) => e.kind === "skill" && e.name === SKILL), "Claude Code's own event stream shows the Skill call");
     assert.deepEqual(harmedRun.toolCalls.map((c) => [c.name, c.retrieved.map((s) => s.name)]), [["Skill", [SKILL]]]);
-    assert.deepEqual(results.get(LOADED_NO_EFFECT)!.enabled.filesRead, [{ skill: SKILL, path: REFERENCE }]);
+    const shellRun = results.get(LOADED_NO_EFFECT)!.enabled;
+    assert.deepEqual(shellRun.retrieved.map((s) => s.name), [SKILL], "a shell read of SKILL.md is a load");
+    assert.deepEqual(shellRun.filesRead, [{ skill: SKILL, path: REFERENCE }]);
+    assert.deepEqual(shellRun.toolCalls.map((c) => c.name), ["Bash", "Read"]);
     assert.deepEqual(results.get(NOT_LOADED)!.enabled.retrieved, []);
     // Token use comes from the proxy's exchanges (the scripted server's usage), as for built-in runs.
     assert.ok(harmedRun.tokens.prompt > 0 && harmedRun.tokens.completion > 0);
