@@ -6,11 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { codexAdapter } from "../../../src/core/agents/codex.js";
 import { createGrader } from "../../../src/core/grading/index.js";
 import { createCachedClient } from "../../../src/core/models/cache.js";
@@ -18,12 +19,14 @@ import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
 import { buildReport } from "../../../src/core/report/build.js";
 import { evaluate, type EvaluationDeps } from "../../../src/core/runs/evaluate.js";
 import { readRunFile } from "../../../src/core/runs/store.js";
+import { summarizeRun } from "../../../src/core/runs/types.js";
 import { scanSkills } from "../../../src/core/skills/index.js";
 import type { Skill } from "../../../src/core/skills/types.js";
 import type { TaskSet } from "../../../src/core/tasks/schema.js";
 import { carriesSkillList, codexRead, harnessPlanScript, requestText, type HarnessPlan } from "../../support/scripted-harness.js";
 import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
 import { boxedAnswer } from "../../support/scripts.js";
+import { runCli, startCli, tempDir } from "../reliability/cli-process.js";
 
 const KEY = "sk-real-user-key-7f3a9c";
 const SKILL = "carry-digits";
@@ -247,3 +250,78 @@ describe("a hostile Codex run (confined by bubblewrap) leaves the host untouched
     rmSync(canaryDir, { recursive: true, force: true });
   });
 });
+
+describe("a Codex evaluation killed with SIGKILL resumes and loses nothing (the CLI)", () => {
+  let server: ScriptedServer;
+  let ws: string;
+  const table = Object.fromEntries(TASKS.map((t) => [t.prompt, t.plan]));
+
+  before(async () => {
+    ws = tempDir("sf-codex-kill-");
+    writeSkill(path.join(ws, "skills"), SKILL, "Use when adding two-digit numbers with carries.", "# Carry digits\nAdd the tens first, then the ones; drop the carry.", { "references/table.md": "carry table\n" });
+    writeFileSync(path.join(ws, "tasks.jsonl"), TASKS.map((t) => JSON.stringify({ id: t.id, kind: "math-answer", prompt: t.prompt, answer: t.answer })).join("\n") + "\n");
+    server = await startScriptedServer({ script: harnessPlanScript(table), requireKey: KEY });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  it("every run exactly once, each model request asked upstream once (bar the ones in flight at the kill), no harness left running", async () => {
+    const args = (resume: boolean) => ["run", "--agent", "codex", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "m", "--concurrency", "2", "--max-turns", "4", "--out", "runs/killed.jsonl", ...(resume ? ["--resume"] : [])];
+    const env = { cwd: ws, apiKey: KEY, baseUrl: server.url };
+    const out = path.join(ws, "runs", "killed.jsonl");
+    const lines = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").length - 1 : 0);
+    server.reset();
+    const first = startCli(args(false), env);
+    let finished = false;
+    void first.done.then(() => (finished = true));
+    // Kill once the header and two runs are on disk: the other runs are in flight or not started.
+    while (!finished && lines() < 3) await sleep(20);
+    assert.ok(!finished, "the run was still going when killed");
+    first.child.kill("SIGKILL");
+    await first.done;
+    const before = readFileSync(out, "utf8");
+    const callsBefore = server.calls;
+    // bwrap --die-with-parent: the killed CLI's harnesses go with it.
+    await waitFor(() => harnessProcesses(ws).length === 0, "no harness of the killed run is left running");
+
+    const resumed = await runCli(args(true), env);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const back = await readRunFile(out);
+    const keys = back.records.map((r) => `${r.taskId}|${r.condition}`).sort();
+    assert.deepEqual(keys, TASKS.flatMap((t) => [`${t.id}|disabled`, `${t.id}|enabled`]).sort(), "every task × condition exactly once");
+    assert.ok(readFileSync(out, "utf8").startsWith(before), "the runs written before the kill are kept as they were");
+    // A clean run asks 16 requests (enabled: 4 two-turn + 2 one-turn; disabled: 6). Each was asked upstream once,
+    // except the ones answered but not yet cached when the kill came (at most one per run in flight).
+    const clean = 4 * 2 + 2 + 6;
+    assert.ok(server.calls >= clean && server.calls <= clean + 2, `upstream calls ${callsBefore} before the kill + ${server.calls - callsBefore} after`);
+    const report = buildReport([{ header: back.header, records: back.records.map((r) => summarizeRun(r)), stops: [] }]);
+    const e = report.evaluations[0]!;
+    assert.equal(e.retrieved.rescued, EXPECTED.rescued.length);
+    assert.equal(e.retrieved.harmed, EXPECTED.harmed.length);
+    assert.equal(e.metrics.RAE, EXPECTED.rae);
+  });
+});
+
+/** Processes (bwrap, the forwarder, codex) whose command line names a folder under `root`. */
+function harnessProcesses(root: string): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (cmd.includes("codex") && (cmd.includes(root) || cmd.includes("/run/skill-following/"))) out.push(Number(pid));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+async function waitFor(ok: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) assert.fail(what);
+    await sleep(50);
+  }
+}
