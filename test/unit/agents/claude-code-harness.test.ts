@@ -8,20 +8,21 @@
  * RAE = (1 − 3) / 5.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { claudeCodeAdapter } from "../../../src/core/agents/claude-code.js";
-import { runHarness } from "../../../src/core/agents/run.js";
-import type { HarnessBinary, HarnessRunResult, HarnessSession } from "../../../src/core/agents/types.js";
-import { createMathGrader } from "../../../src/core/grading/math.js";
+import { createGrader } from "../../../src/core/grading/index.js";
 import { createCachedClient } from "../../../src/core/models/cache.js";
 import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
+import { buildReport } from "../../../src/core/report/build.js";
+import { evaluate } from "../../../src/core/runs/evaluate.js";
+import { readRunFile } from "../../../src/core/runs/store.js";
 import { scanSkills } from "../../../src/core/skills/scan.js";
 import type { Skill } from "../../../src/core/skills/types.js";
-import { addOutcome, emptyCounts, retrievalMetrics } from "../../../src/core/stats/metrics.js";
-import type { MathAnswerTask } from "../../../src/core/tasks/schema.js";
+import type { MathAnswerTask, TaskSet } from "../../../src/core/tasks/schema.js";
 import { claudeCodeScript, skillListOf, type ClaudePlan } from "../../support/scripted-anthropic.js";
 import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
 
@@ -58,24 +59,25 @@ function plans(): Record<string, ClaudePlan> {
   return table;
 }
 
-interface Pass {
-  results: Map<string, { enabled: HarnessRunResult; disabled: HarnessRunResult; pass: { enabled: boolean; disabled: boolean } }>;
-  /** The scripted server's requests of each run, by `<task>/<condition>`. */
-  requests: Map<string, ChatCompletionRequestBody[]>;
-  calls: number;
-}
+const KEY = "sk-upstream-secret-7f3a";
 
-describe("Claude Code end to end (real binary, bubblewrap, scripted model)", { timeout: 600_000 }, () => {
+/** The first request of each conversation (no assistant turn yet). */
+const firstRequests = (reqs: readonly ChatCompletionRequestBody[]) => reqs.filter((r) => !r.messages.some((m) => m.role === "assistant"));
+/** The task of a request: the plan key its first user message holds. */
+const taskOf = (r: ChatCompletionRequestBody) => IDS.find((id) => JSON.stringify(r.messages.find((m) => m.role === "user")?.content ?? "").includes(JSON.stringify(task(id).prompt).slice(1, -1)))!;
+
+describe("Claude Code as the agent (real binary, bubblewrap, scripted model)", { timeout: 600_000 }, () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sf-claude-code-"));
+  const cacheDir = path.join(dir, "responses");
   let server: ScriptedServer;
-  let binary: HarnessBinary;
   let skills: Skill[];
-  let dir: string;
-  const adapter = claudeCodeAdapter();
-  const grader = createMathGrader();
-  const passes: Pass[] = [];
+  const grader = createGrader();
+  const taskSet: TaskSet = { name: "money", format: "native", file: path.join(dir, "money.jsonl"), hash: "money-1", tasks: IDS.map(task), issues: [] };
+  let n = 0;
+  let firstRunFile = "";
+  let firstCalls = 0;
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), "sf-claude-code-"));
     // The shipped skill plus one reference file, so a read under the skill folder is seen.
     const skillDir = path.join(dir, "skills", SKILL);
     cpSync(path.join(ROOT, "skills", SKILL), skillDir, { recursive: true });
@@ -83,113 +85,114 @@ describe("Claude Code end to end (real binary, bubblewrap, scripted model)", { t
     writeFileSync(path.join(skillDir, REFERENCE), "$12.40 → 12\n");
     skills = (await scanSkills([skillDir])).skills;
     assert.equal(skills.length, 1);
-    binary = await adapter.locate();
-    server = await startScriptedServer({ script: claudeCodeScript(plans()) });
+    server = await startScriptedServer({ script: claudeCodeScript(plans()), requireKey: KEY });
   });
   after(async () => {
-    await server?.close();
+    await server.close();
     await grader.dispose();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  async function evaluatePass(): Promise<Pass> {
-    // The same cache folder and work root each pass: an unchanged re-run.
-    const client = createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-upstream-secret-7f3a", model: "scripted-model", maxRetries: 0 }), { dir: path.join(dir, "cache") });
-    const session: HarnessSession = { adapter, binary, confinement: "bwrap", workRoot: path.join(dir, "work"), fixedDate: "2026-01-31", timeoutMs: 120_000 };
-    const before = server.calls;
-    const pass: Pass = { results: new Map(), requests: new Map(), calls: 0 };
-    for (const id of IDS) {
-      const t = task(id);
-      const out: Partial<Record<"enabled" | "disabled", HarnessRunResult>> = {};
-      const verdicts: Partial<Record<"enabled" | "disabled", boolean>> = {};
-      for (const condition of ["enabled", "disabled"] as const) {
-        const seen = server.requests.length;
-        const r = await runHarness(session, { task: t, condition, skills, client, model: "scripted-model", params: { temperature: 0 }, sampleIndex: 0, maxTurns: 8 });
-        assert.equal(r.error, undefined, `${id}/${condition}: ${r.error}`);
-        out[condition] = r;
-        verdicts[condition] = (await grader.grade(t, r.answer)).pass;
-        pass.requests.set(`${id}/${condition}`, server.requests.slice(seen));
-      }
-      pass.results.set(id, { enabled: out.enabled!, disabled: out.disabled!, pass: { enabled: verdicts.enabled!, disabled: verdicts.disabled! } });
-    }
-    pass.calls = server.calls - before;
-    return pass;
-  }
+  // The same response cache each time: a second call is an unchanged re-run.
+  const run = () =>
+    evaluate(
+      { agent: "claude-code", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 6 },
+      {
+        skills,
+        taskSet,
+        client: createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: KEY, model: "scripted-model", retryBaseMs: 5, maxBackoffMs: 20 }), { dir: cacheDir }),
+        model: "scripted-model",
+        grader,
+        runFile: path.join(dir, `run-${n++}.jsonl`),
+        resume: false,
+      },
+    );
 
-  it("reproduces the scenario exactly: rescued, harmed, RAE, and the evidence of each enabled run", async () => {
-    passes.push(await evaluatePass());
-    const { results } = passes[0]!;
-    const retrieved = emptyCounts();
-    const notRetrieved = emptyCounts();
-    const rescued: string[] = [];
-    const harmed: string[] = [];
-    for (const [id, r] of results) {
-      const loaded = r.enabled.retrieved.some((s) => s.name === SKILL);
-      addOutcome(loaded ? retrieved : notRetrieved, { yMinus: r.pass.disabled, yPlus: r.pass.enabled });
-      if (loaded && !r.pass.disabled && r.pass.enabled) rescued.push(id);
-      if (loaded && r.pass.disabled && !r.pass.enabled) harmed.push(id);
-      assert.deepEqual(r.disabled.retrieved, [], `${id}: nothing to load when disabled`);
-    }
-    assert.deepEqual(rescued.sort(), RESCUED);
-    assert.deepEqual(harmed.sort(), HARMED);
-    const m = retrievalMetrics(retrieved, notRetrieved);
-    assert.equal(m.nCond, 5);
-    assert.equal(m.RAE, (1 - 3) / 5);
-    assert.equal(m.OAE, (1 - 3) / 6);
-    assert.equal(m.NRAE, 0);
+  it("reproduces the scenario's rescued, harmed and RAE exactly through the real binary, with the evidence of each run", async () => {
+    server.reset();
+    const result = await run();
+    firstRunFile = result.runFile;
+    firstCalls = server.calls;
+    assert.equal(result.failedRuns, 0, result.lastError);
+    const report = buildReport([{ header: result.header, records: result.records, stops: [] }]);
+    const e = report.evaluations[0]!;
+    assert.equal(e.retrieved.n, 5);
+    assert.equal(e.retrieved.rescued, RESCUED.length);
+    assert.equal(e.retrieved.harmed, HARMED.length);
+    assert.equal(e.metrics.RAE, (1 - 3) / 5);
+    assert.equal(e.metrics.OAE, (1 - 3) / 6);
+    const skill = e.skills.find((s) => s.name === SKILL)!;
+    assert.deepEqual(skill.rescuedTasks, RESCUED);
+    assert.deepEqual([...skill.harmedTasks].sort(), HARMED);
 
-    const harmedRun = results.get("math-pens-change")!.enabled;
-    assert.deepEqual(harmedRun.retrieved, [{ name: SKILL, contentHash: skills[0]!.contentHash }]);
-    assert.equal(harmedRun.answer, "11");
-    assert.ok(harmedRun.events.some((e) => e.kind === "skill" && e.name === SKILL), "Claude Code's own event stream shows the Skill call");
-    assert.deepEqual(harmedRun.toolCalls.map((c) => [c.name, c.retrieved.map((s) => s.name)]), [["Skill", [SKILL]]]);
-    const shellRun = results.get(LOADED_NO_EFFECT)!.enabled;
-    assert.deepEqual(shellRun.retrieved.map((s) => s.name), [SKILL], "a shell read of SKILL.md is a load");
-    assert.deepEqual(shellRun.filesRead, [{ skill: SKILL, path: REFERENCE }]);
-    assert.deepEqual(shellRun.toolCalls.map((c) => c.name), ["Bash", "Read"]);
-    assert.deepEqual(results.get(NOT_LOADED)!.enabled.retrieved, []);
-    // Token use comes from the proxy's exchanges (the scripted server's usage), as for built-in runs.
-    assert.ok(harmedRun.tokens.prompt > 0 && harmedRun.tokens.completion > 0);
-    assert.equal(harmedRun.modelCalls, 2);
+    const back = await readRunFile(result.runFile);
+    const record = (id: string, condition: string) => back.records.find((r) => r.taskId === id && r.condition === condition)!;
+    const harmed = record("math-pens-change", "enabled");
+    assert.deepEqual(harmed.retrieved, [{ name: SKILL, contentHash: skills[0]!.contentHash }]);
+    assert.equal(harmed.answer, "11");
+    assert.deepEqual(harmed.toolCalls.map((c) => [c.name, c.retrieved.map((s) => s.name)]), [["Skill", [SKILL]]]);
+    assert.ok(harmed.transcript.some((m) => m.role === "user" && m.content?.includes("# Money answers in whole units")), "the SKILL.md the Skill tool delivered is in the transcript");
+    assert.equal(harmed.modelCalls, 2);
+    const shell = record(LOADED_NO_EFFECT, "enabled");
+    assert.deepEqual(shell.retrieved.map((s) => s.name), [SKILL], "a shell read of SKILL.md is a load");
+    assert.deepEqual(shell.filesRead, [{ skill: SKILL, path: REFERENCE }]);
+    assert.deepEqual(shell.toolCalls.map((c) => c.name), ["Bash", "Read"]);
+    assert.deepEqual(record(NOT_LOADED, "enabled").retrieved, []);
+    for (const id of IDS) assert.deepEqual(record(id, "disabled").retrieved, [], `${id}: nothing to load when disabled`);
+    // Tokens are counted from the proxied exchanges, as for built-in runs.
+    assert.ok(back.records.every((r) => r.tokens.prompt > 0 && r.tokens.completion > 0 && r.modelCalls > 0 && r.cachedCalls === 0));
   });
 
   it("the request log: each enabled run's first request carries Claude Code's skill list with the skill; no disabled request names it", () => {
-    const { requests } = passes[0]!;
-    for (const id of IDS) {
-      const enabled = requests.get(`${id}/enabled`)!;
-      const first = enabled[0]!;
+    const firsts = firstRequests(server.requests);
+    const enabled = firsts.filter((r) => skillListOf(r.messages).includes(SKILL));
+    assert.equal(enabled.length, IDS.length, "one enabled conversation per task");
+    assert.deepEqual(enabled.map(taskOf).sort(), [...IDS].sort());
+    const description = skills[0]!.description;
+    for (const first of enabled) {
       const listed = skillListOf(first.messages);
-      assert.equal(listed[0], SKILL, `${id}: the project skill heads the list Claude Code built`);
+      assert.equal(listed[0], SKILL, "the project skill heads the list Claude Code built");
       assert.ok(listed.length > 1, "the bundled skills follow it");
-      const description = skills[0]!.description;
-      assert.ok(JSON.stringify(first.messages).includes(JSON.stringify(`- ${SKILL}: ${description}`).slice(1, -1)), `${id}: listed with its description`);
+      assert.ok(JSON.stringify(first.messages).includes(JSON.stringify(`- ${SKILL}: ${description}`).slice(1, -1)), "listed with its description");
       assert.ok(first.tools?.some((t) => t.function.name === "Skill"));
-      const disabled = requests.get(`${id}/disabled`)!;
-      assert.ok(disabled.length >= 1);
-      for (const body of disabled) assert.ok(!JSON.stringify(body).includes(SKILL), `${id}: a disabled request names the skill`);
-      // Both conditions offer the same tools: the difference is only the skill list.
-      assert.deepEqual(disabled[0]!.tools?.map((t) => t.function.name), first.tools?.map((t) => t.function.name));
     }
-    // The loaded SKILL.md reaches the model in the next request, as Claude Code's Skill tool delivers it.
-    const second = requests.get("math-pens-change/enabled")![1]!;
-    assert.ok(JSON.stringify(second.messages).includes(`Base directory for this skill: /workspace/.claude/skills/${SKILL}`));
-    assert.ok(JSON.stringify(second.messages).includes("# Money answers in whole units"));
+    const disabled = server.requests.filter((r) => !skillListOf(r.messages).includes(SKILL));
+    assert.equal(firstRequests(disabled).length, IDS.length, "one disabled conversation per task");
+    for (const r of disabled) assert.ok(!JSON.stringify(r).includes(SKILL), `a disabled request of ${taskOf(r)} names the skill`);
+    // Both conditions offer the same tools: the difference is the skill list.
+    assert.deepEqual(firstRequests(disabled)[0]!.tools?.map((t) => t.function.name), enabled[0]!.tools?.map((t) => t.function.name));
   });
 
-  it("an unchanged re-run makes 0 upstream calls and gives the same outcomes", async () => {
-    assert.ok(passes[0]!.calls >= 13, `the first pass asked the model (${passes[0]!.calls} calls)`);
-    passes.push(await evaluatePass());
-    const [first, second] = passes as [Pass, Pass];
-    assert.equal(second.calls, 0);
-    for (const id of IDS) {
-      const a = first.results.get(id)!;
-      const b = second.results.get(id)!;
-      assert.deepEqual(b.pass, a.pass, id);
-      assert.deepEqual(b.enabled.retrieved, a.enabled.retrieved, id);
-      assert.equal(b.enabled.answer, a.enabled.answer, id);
-      assert.equal(b.enabled.modelCalls, 0, id);
-      assert.equal(b.enabled.cachedCalls, a.enabled.modelCalls, id);
-      assert.deepEqual(b.enabled.tokens, a.enabled.tokens, `${id}: a cached answer counts its tokens again`);
-    }
+  it("the run header records Claude Code: version, the sha256 of its binary, its settings, the confinement", async () => {
+    const agent = (await readRunFile(firstRunFile)).header.agent!;
+    const binary = await claudeCodeAdapter().locate();
+    assert.equal(agent.id, "claude-code");
+    assert.equal(agent.version, "2.1.332");
+    assert.equal(agent.sha256, createHash("sha256").update(readFileSync(binary.path)).digest("hex"));
+    assert.equal(agent.wireFormat, "anthropic-messages");
+    assert.equal(agent.skillsDir, ".claude/skills");
+    assert.equal(agent.confinement, "bwrap");
+    assert.equal(agent.settings.CLAUDE_CODE_MAX_RETRIES, "0");
+  });
+
+  it("an unchanged re-run makes 0 upstream calls and gives the same records", async () => {
+    assert.ok(firstCalls >= 13, `the first run asked the model (${firstCalls} calls)`);
+    server.reset();
+    const again = await run();
+    assert.equal(again.failedRuns, 0, again.lastError);
+    assert.equal(server.calls, 0, "every model call came from the response cache");
+    const a = await readRunFile(firstRunFile);
+    const b = await readRunFile(again.runFile);
+    const view = (rs: typeof a.records) =>
+      rs
+        .map((r) => ({ key: r.key, pass: r.verdict.pass, answer: r.answer, retrieved: r.retrieved, filesRead: r.filesRead, tools: r.toolCalls, tokens: r.tokens }))
+        .sort((x, y) => x.key.localeCompare(y.key));
+    assert.deepEqual(view(b.records), view(a.records));
+    assert.ok(b.records.every((r) => r.modelCalls === 0 && r.cachedCalls > 0));
+  });
+
+  it("the user's key never reaches the run file or the requests Claude Code built", () => {
+    assert.ok(!readFileSync(firstRunFile, "utf8").includes(KEY));
+    for (const r of server.requests) assert.ok(!JSON.stringify(r).includes(KEY));
   });
 });
