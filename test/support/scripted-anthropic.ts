@@ -8,13 +8,14 @@
  *   skill list Claude Code built (the `<system-reminder>` "available for use with the Skill tool") names it;
  * - the task is the plan whose key occurs in the first user message (Claude Code puts its reminders there too);
  * - the step is the number of earlier assistant turns;
- * - `loadSkill` becomes a call of the Skill tool `{"skill": name}`, `readFile` a Read tool call, `answer` the text.
+ * - `loadSkill` becomes a call of the Skill tool `{"skill": name}`, `readFile`/`writeFile` a Read/Write tool call, `bash`
+ *   a Bash tool call, `answer` the text.
  *
  * `skillListOf` pulls the listed skill names out of a request, for the request-log assertions.
  */
 import type { ScriptedReply, ScriptFn, WireMessage } from "./scripted-server.js";
 
-export type ClaudeStep = { loadSkill: string } | { readFile: string } | { bash: string } | { answer: string };
+export type ClaudeStep = { loadSkill: string } | { readFile: string } | { writeFile: string; content: string } | { bash: string } | { answer: string };
 
 export interface ClaudePlan {
   /** The steps when the plan's skill is not listed (the disabled condition). */
@@ -49,6 +50,7 @@ function stepReply(step: ClaudeStep | undefined): ScriptedReply {
   if (!step) return { content: "I have no answer." };
   if ("answer" in step) return { content: step.answer };
   if ("loadSkill" in step) return { toolCalls: [{ name: "Skill", arguments: JSON.stringify({ skill: step.loadSkill }) }] };
+  if ("writeFile" in step) return { toolCalls: [{ name: "Write", arguments: JSON.stringify({ file_path: step.writeFile, content: step.content }) }] };
   if ("readFile" in step) return { toolCalls: [{ name: "Read", arguments: JSON.stringify({ file_path: step.readFile }) }] };
   return { toolCalls: [{ name: "Bash", arguments: JSON.stringify({ command: step.bash, description: "run" }) }] };
 }
