@@ -1,4 +1,5 @@
 import type { HarnessId } from "../../shared/vocabulary/index.js";
+import { claudeCodeAdapter } from "./claude-code.js";
 import { codexAdapter } from "./codex.js";
 import { HarnessError, type HarnessAdapter } from "./types.js";
 
@@ -8,6 +9,7 @@ import { HarnessError, type HarnessAdapter } from "./types.js";
  */
 const ADAPTERS: Partial<Record<HarnessId, () => HarnessAdapter>> = {
   codex: codexAdapter,
+  "claude-code": claudeCodeAdapter,
 };
 
 export function harnessAdapter(id: HarnessId): HarnessAdapter {

@@ -1,4 +1,5 @@
 import type { WireFormat, WireFormatId } from "../types.js";
+import { anthropicMessages } from "./anthropic-messages.js";
 import { openAIChat } from "./openai-chat.js";
 import { openAIResponses } from "./openai-responses.js";
 
@@ -6,6 +7,7 @@ import { openAIResponses } from "./openai-responses.js";
 const FORMATS: Partial<Record<WireFormatId, WireFormat>> = {
   "openai-responses": openAIResponses,
   "openai-chat": openAIChat,
+  "anthropic-messages": anthropicMessages,
 };
 
 export function wireFormat(id: WireFormatId): WireFormat {
