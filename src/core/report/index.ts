@@ -14,5 +14,6 @@ export { renderHtml } from "./render-html.js";
 export { renderSarif, REPORT_SARIF_RULES, type SarifOptions } from "./render-sarif.js";
 export { escapeHtml, escapeMarkdown, escapeXml } from "./format.js";
 export { skillCreatorExport, type ExportFile } from "./skill-creator.js";
+export { inspectExport, INSPECT_SCORER, type InspectExport } from "./inspect.js";
 export { diffSkill, diffRegressed, SkillDiffSchema, type SkillDiff, type DiffInput } from "./diff.js";
 export { renderDiffJson, renderDiffMarkdown, renderDiffText } from "./render-diff.js";
