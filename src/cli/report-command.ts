@@ -80,7 +80,7 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   if (format === "skill-creator") return writeExport(skillCreatorExport(mergeShardRuns(whole, logger), report), outDir!, logger, "skill-creator's layout");
   if (format === "inspect") return writeExport(inspectExport(mergeShardRuns(whole, logger), report), outDir!, logger, "Inspect eval logs");
   const sarif = (r: typeof report) => renderSarif(r, { root: process.cwd(), readText: readTextOrUndefined, toolVersion: TOOL_VERSION });
-  const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv, sarif }[format as Exclude<typeof format, "skill-creator" | "inspect">];
+  const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv, sarif }[format];
   const output = render(report);
   if (values.out) {
     try {

@@ -181,6 +181,95 @@ export function inspectExport(runs: readonly RunInput[], report: Report): Inspec
   return { files, notes };
 }
 
+/** One run as an Inspect sample (EvalSample: every field the schema requires). */
+function sampleOf(r: RunRecord, condition: Condition, pair: Outcome | null, model: string, runIds: readonly string[]) {
+  const msgs = messages(r, model);
+  const input = r.transcript.find((m) => m.role === "user")?.content ?? "";
+  const lastAssistant = [...msgs].reverse().find((m) => m.role === "assistant");
+  const u = usage(r.tokens.prompt, r.tokens.completion);
+  const finished = new Date(r.finishedAt).getTime();
+  return {
+    id: r.taskId,
+    epoch: r.sample + 1,
+    input,
+    choices: null,
+    target: "",
+    sandbox: null,
+    files: null,
+    setup: null,
+    messages: msgs,
+    output: {
+      model,
+      choices: lastAssistant ? [{ message: lastAssistant, stop_reason: r.error ? "unknown" : "stop", logprobs: null }] : [],
+      completion: r.answer ?? "",
+      usage: u,
+      time: r.latencyMs / 1000,
+      metadata: null,
+      error: r.error ?? null,
+    },
+    scores: {
+      [INSPECT_SCORER]: {
+        value: r.verdict.pass ? "C" : "I",
+        answer: r.answer,
+        explanation: r.verdict.reason,
+        metadata: { ...(r.verdict.failure ? { failure: r.verdict.failure } : {}), ...(r.verdict.expectations ? { expectations: r.verdict.expectations } : {}) },
+        history: [],
+      },
+    },
+    metadata: {
+      task_id: r.taskId,
+      condition,
+      sample: r.sample,
+      pair,
+      retrieved: r.retrieved.map((s) => s.name),
+      ...(r.filesRead ? { files_read: r.filesRead } : {}),
+      tool_calls: r.toolCalls.length,
+      model_calls: r.modelCalls,
+      cached_calls: r.cachedCalls,
+      turns: r.turns,
+      ...(r.error ? { error: r.error } : {}),
+    },
+    store: {},
+    events: [],
+    timelines: null,
+    model_usage: { [model]: u },
+    role_usage: {},
+    started_at: Number.isNaN(finished) ? null : isoTime(new Date(finished - r.latencyMs).toISOString()),
+    completed_at: isoTime(r.finishedAt),
+    total_time: r.latencyMs / 1000,
+    working_time: r.latencyMs / 1000,
+    uuid: id("sample", r.key, ...runIds),
+    invalidation: null,
+    error: null,
+    error_retries: null,
+    attachments: {},
+    events_data: null,
+    limit: null,
+  };
+}
+
+/** Accuracy and stderr over the tasks after their epochs are reduced by the mean; accuracy per epoch. */
+function scoresOf(records: readonly RunRecord[], epochs: number) {
+  // Epochs reduced by their mean, then accuracy and stderr over the tasks (Inspect's accuracy() and stderr()).
+  const perTask = new Map<string, number[]>();
+  for (const r of records) {
+    let xs = perTask.get(r.taskId);
+    if (!xs) perTask.set(r.taskId, (xs = []));
+    xs.push(r.verdict.pass ? 1 : 0);
+  }
+  const reduced = [...perTask].map(([taskId, xs]) => ({ taskId, value: mean(xs) }));
+  const values = reduced.map((x) => x.value);
+  const metrics: Record<string, unknown> = {};
+  if (values.length > 0) metrics.accuracy = { name: "accuracy", value: mean(values), params: {}, metadata: null };
+  const se = stderr(values);
+  if (se !== undefined) metrics.stderr = { name: "stderr", value: se, params: {}, metadata: null };
+  const perEpoch = Array.from({ length: epochs }, (_, k) => {
+    const xs = records.filter((r) => r.sample === k).map((r) => (r.verdict.pass ? 1 : 0));
+    return { epoch: k + 1, samples: xs.length, accuracy: xs.length > 0 ? mean(xs) : null };
+  });
+  return { reduced, metrics, perEpoch };
+}
+
 function exportGroup(group: readonly RunInput[], evaluation: Evaluation | undefined, evalSetId: string): InspectExport {
   const headers = group.map((r) => r.header);
   const first = headers[0]!;
@@ -208,88 +297,9 @@ function exportGroup(group: readonly RunInput[], evaluation: Evaluation | undefi
       .sort((a, b) => (order.get(a.taskId) ?? Infinity) - (order.get(b.taskId) ?? Infinity) || a.taskId.localeCompare(b.taskId) || a.sample - b.sample);
     const samples = records.map((r) => {
       const other = byKey.get(`${r.taskId}\u0000${condition === "enabled" ? "disabled" : "enabled"}\u0000${r.sample}`);
-      const pair = condition === "enabled" ? outcome(r, other) : outcome(other, r);
-      const msgs = messages(r, model);
-      const input = r.transcript.find((m) => m.role === "user")?.content ?? "";
-      const lastAssistant = [...msgs].reverse().find((m) => m.role === "assistant");
-      const u = usage(r.tokens.prompt, r.tokens.completion);
-      const finished = new Date(r.finishedAt).getTime();
-      return {
-        id: r.taskId,
-        epoch: r.sample + 1,
-        input,
-        choices: null,
-        target: "",
-        sandbox: null,
-        files: null,
-        setup: null,
-        messages: msgs,
-        output: {
-          model,
-          choices: lastAssistant ? [{ message: lastAssistant, stop_reason: r.error ? "unknown" : "stop", logprobs: null }] : [],
-          completion: r.answer ?? "",
-          usage: u,
-          time: r.latencyMs / 1000,
-          metadata: null,
-          error: r.error ?? null,
-        },
-        scores: {
-          [INSPECT_SCORER]: {
-            value: r.verdict.pass ? "C" : "I",
-            answer: r.answer,
-            explanation: r.verdict.reason,
-            metadata: { ...(r.verdict.failure ? { failure: r.verdict.failure } : {}), ...(r.verdict.expectations ? { expectations: r.verdict.expectations } : {}) },
-            history: [],
-          },
-        },
-        metadata: {
-          task_id: r.taskId,
-          condition,
-          sample: r.sample,
-          pair,
-          retrieved: r.retrieved.map((s) => s.name),
-          ...(r.filesRead ? { files_read: r.filesRead } : {}),
-          tool_calls: r.toolCalls.length,
-          model_calls: r.modelCalls,
-          cached_calls: r.cachedCalls,
-          turns: r.turns,
-          ...(r.error ? { error: r.error } : {}),
-        },
-        store: {},
-        events: [],
-        timelines: null,
-        model_usage: { [model]: u },
-        role_usage: {},
-        started_at: Number.isNaN(finished) ? null : isoTime(new Date(finished - r.latencyMs).toISOString()),
-        completed_at: isoTime(r.finishedAt),
-        total_time: r.latencyMs / 1000,
-        working_time: r.latencyMs / 1000,
-        uuid: id("sample", r.key, ...runIds),
-        invalidation: null,
-        error: null,
-        error_retries: null,
-        attachments: {},
-        events_data: null,
-        limit: null,
-      };
+      return sampleOf(r, condition, condition === "enabled" ? outcome(r, other) : outcome(other, r), model, runIds);
     });
-    // Epochs reduced by their mean, then accuracy and stderr over the tasks (Inspect's accuracy() and stderr()).
-    const perTask = new Map<string, number[]>();
-    for (const r of records) {
-      let xs = perTask.get(r.taskId);
-      if (!xs) perTask.set(r.taskId, (xs = []));
-      xs.push(r.verdict.pass ? 1 : 0);
-    }
-    const reduced = [...perTask].map(([taskId, xs]) => ({ taskId, value: mean(xs) }));
-    const values = reduced.map((x) => x.value);
-    const metrics: Record<string, unknown> = {};
-    if (values.length > 0) metrics.accuracy = { name: "accuracy", value: mean(values), params: {}, metadata: null };
-    const se = stderr(values);
-    if (se !== undefined) metrics.stderr = { name: "stderr", value: se, params: {}, metadata: null };
-    const perEpoch = Array.from({ length: epochs }, (_, k) => {
-      const xs = records.filter((r) => r.sample === k).map((r) => (r.verdict.pass ? 1 : 0));
-      return { epoch: k + 1, samples: xs.length, accuracy: xs.length > 0 ? mean(xs) : null };
-    });
+    const { reduced, metrics, perEpoch } = scoresOf(records, epochs);
     const planned = taskIds.length * epochs;
     const complete = records.length >= planned;
     if (!complete) notes.push(`${fileOf(condition)}: ${records.length} of ${planned} planned samples (task × epoch) are in the run files; the log's status is "cancelled"`);
