@@ -8,7 +8,7 @@ import path from "node:path";
 import { SKILL_FINDING_CODES, scanSkills, type Finding, type Skill, type SkillFindingCode } from "../core/skills/index.js";
 import { skillFixes, type SkillFix } from "../core/skills/fixes.js";
 import { SKILL_RULES, type RuleSource } from "../core/skills/rules.js";
-import { EVALS_FILE, checkSkillEvalsFile } from "../core/tasks/skill-evals.js";
+import { EVALS_FILE, NOT_APPLIED, checkSkillEvalsFile } from "../core/tasks/skill-evals.js";
 import type { TaskLoadIssue } from "../core/tasks/schema.js";
 
 export type Severity = Finding["severity"];
@@ -22,7 +22,7 @@ export interface LintRule {
   sources: (RuleSource | EvalsRuleSource)[];
 }
 
-type EvalsRuleSource = "skill-creator references/schemas.md" | "Agent Skills evals guide" | "skill-following";
+type EvalsRuleSource = "skill-creator references/schemas.md" | "Agent Skills evals guide" | "agent-skills-eval src/skill.ts" | "skill-following";
 
 /** The evals.json checks (src/core/tasks/evals-file.ts, skill-evals.ts), by what their messages say. */
 export const EVALS_RULES = {
@@ -55,6 +55,12 @@ export const EVALS_RULES = {
     description: "An attached file is over the size cap; it is listed by name and size, not inlined.",
     help: "Attach a smaller file (64 KB per file, 256 KB per case are inlined).",
     sources: ["skill-following"],
+  },
+  "evals-not-applied": {
+    severity: "info",
+    description: "A field of agent-skills-eval (defaults, or a case's params, tools, tool_assertions, runtime_checks, …) is read but not applied by this tool; the cases still load.",
+    help: "Nothing to fix for agent-skills-eval; here every task runs with the run's model settings and the skill tools only. Keep the field if you also run agent-skills-eval.",
+    sources: ["agent-skills-eval src/skill.ts"],
   },
   "evals-skill-name": {
     severity: "warning",
@@ -97,6 +103,7 @@ export function evalsRuleOf(message: string): EvalsRuleId {
   if (/^files\[\d+\].*listed by name and size only/.test(message)) return "evals-attachment-size";
   if (/^files\[\d+\]/.test(message)) return "evals-file-ref";
   if (message.startsWith("skill_name ")) return "evals-skill-name";
+  if (message.startsWith(NOT_APPLIED)) return "evals-not-applied";
   return "evals-schema";
 }
 

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { buildReport, changedSkillDiffs, diffRegressed, failOn, renderDiffMarkdown, renderDiffText, skillCreatorExport, type SkillDiff, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderSarif, renderText } from "../core/report/index.js";
+import { buildReport, changedSkillDiffs, diffRegressed, failOn, inspectExport, renderDiffMarkdown, renderDiffText, skillCreatorExport, type SkillDiff, renderCsv, renderHtml, renderJUnit, renderJson, renderMarkdown, renderSarif, renderText } from "../core/report/index.js";
 import { TOOL_VERSION } from "../core/version.js";
 import { isAblationFile, readAblationFile, siblingAblationFiles } from "../core/runs/ablation-store.js";
 import { mergeShardRuns, type LoadedRun } from "../core/runs/merge.js";
@@ -14,9 +14,11 @@ import { readDiffSide } from "./diff-command.js";
 
 export const REPORT_USAGE = `usage: skill-following report <run.jsonl>... [--format text|json|markdown|junit|html|csv|sarif] [--out <file>]
     [--fail-on harmful|any-harm|regressed] [--alpha <a>] [--exact] [--against <base-run.jsonl>]
-       skill-following report <run.jsonl>... --format skill-creator [--out] <dir>
+       skill-following report <run.jsonl>... --format skill-creator|inspect [--out] <dir>
 skill-creator writes skill evals in skill-creator's iteration layout (per skill: benchmark.json; per eval:
 with_skill/ and without_skill/ runs with outputs, grading.json and timing.json) for its viewer.
+inspect writes Inspect eval logs (JSON, log format 2), one per evaluation and condition, as two tasks of one eval
+set (task argument condition=enabled|disabled; samples are epochs): open them with \`inspect view --log-dir <dir>\`.
 Section ablations (\`ablate\`) beside a run file are read with it; an ablation file may also be named directly.
 sarif puts significantly harmful skills and sections on their SKILL.md lines (SARIF 2.1.0, paths relative to the
 current folder) for GitHub code scanning.
@@ -47,12 +49,13 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   if (values.against !== undefined && !["text", "markdown", "json"].includes(format)) throw new InputError(`--against adds skill diffs to the text, markdown and json reports, not to ${format}; drop --against or choose one of those formats`);
   if (failMode === "regressed" && values.against === undefined) throw new InputError(`--fail-on regressed needs the base run to compare with: add --against <base-run.jsonl>\n\n${REPORT_USAGE}`);
 
-  // `--format skill-creator <dir>`: a last argument that is no file is the export folder.
-  let outDir = format === "skill-creator" ? values.out : undefined;
-  if (format === "skill-creator" && outDir === undefined && positionals.length > 1 && !isRegularFile(path.resolve(positionals[positionals.length - 1]!))) outDir = positionals.pop();
-  if (format === "skill-creator" && outDir === undefined) throw new InputError(`--format skill-creator writes a folder: give it with --out <dir>\n\n${REPORT_USAGE}`);
+  // `--format skill-creator|inspect <dir>`: a last argument that is no file is the export folder.
+  const folder = format === "skill-creator" || format === "inspect";
+  let outDir = folder ? values.out : undefined;
+  if (folder && outDir === undefined && positionals.length > 1 && !isRegularFile(path.resolve(positionals[positionals.length - 1]!))) outDir = positionals.pop();
+  if (folder && outDir === undefined) throw new InputError(`--format ${format} writes a folder: give it with --out <dir>\n\n${REPORT_USAGE}`);
   const loaded: LoadedRun[] = [];
-  // The skill-creator export writes every output and transcript size: it reads whole records, not summaries.
+  // The skill-creator and inspect exports write outputs and transcripts: they read whole records, not summaries.
   const whole: LoadedRun<RunRecord>[] = [];
   const ablationFiles = new Set<string>();
   for (const file of positionals) {
@@ -61,7 +64,7 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
       ablationFiles.add(abs);
       continue;
     }
-    if (format === "skill-creator") {
+    if (folder) {
       const contents = await readRunFile(abs);
       for (const w of contents.warnings) logger.warn(w);
       whole.push({ file: abs, header: contents.header, records: contents.records, stops: contents.stops });
@@ -82,7 +85,8 @@ export async function reportCommand(argv: string[], logger: Logger): Promise<num
   }
   const report = buildReport(runs, { alpha, exact: values.exact ?? false, ablations });
   const diffs: SkillDiff[] = values.against === undefined ? [] : changedSkillDiffs(await readDiffSide(values.against, logger), { source: positionals.join("+"), runs }, alpha, values.exact ?? false);
-  if (format === "skill-creator") return writeExport(skillCreatorExport(mergeShardRuns(whole, logger), report), outDir!, logger);
+  if (format === "skill-creator") return writeExport(skillCreatorExport(mergeShardRuns(whole, logger), report), outDir!, logger, "skill-creator's layout");
+  if (format === "inspect") return writeExport(inspectExport(mergeShardRuns(whole, logger), report), outDir!, logger, "Inspect eval logs");
   const sarif = (r: typeof report) => renderSarif(r, { root: process.cwd(), readText: readTextOrUndefined, toolVersion: TOOL_VERSION });
   const render = { text: renderText, json: renderJson, markdown: renderMarkdown, junit: renderJUnit, html: renderHtml, csv: renderCsv, sarif }[format];
   const output = values.against === undefined ? render(report) : withDiffs(format, report, diffs, values.against);
@@ -121,8 +125,11 @@ function withDiffs(format: string, report: ReturnType<typeof buildReport>, diffs
   return [renderText(report), diffs.length ? diffs.map(renderDiffText).join("\n\n") : `no skill's text differs from the base run (${base})`].join("\n\n");
 }
 
-function writeExport({ files, notes }: ReturnType<typeof skillCreatorExport>, dir: string, logger: Logger): number {
-  if (files.length === 0) throw new InputError("the run files hold no skill evals to export (run with the skills' own evals as tasks)", { hintIds: ["taskSet"] });
+function writeExport({ files, notes }: ReturnType<typeof skillCreatorExport>, dir: string, logger: Logger, what: string): number {
+  if (files.length === 0) {
+    if (what === "Inspect eval logs") throw new InputError("the run files hold no runs to export");
+    throw new InputError("the run files hold no skill evals to export (run with the skills' own evals as tasks)", { hintIds: ["taskSet"] });
+  }
   const root = path.resolve(dir);
   try {
     for (const f of files) {
@@ -134,7 +141,7 @@ function writeExport({ files, notes }: ReturnType<typeof skillCreatorExport>, di
     throw new InputError(`${dir}: cannot write the export: ${(e as Error).message}; choose another folder`, { file: dir, cause: e });
   }
   for (const n of notes) logger.warn(n);
-  logger.info(`wrote ${files.length} files in skill-creator's layout to ${root}`);
+  logger.info(`wrote ${files.length} files (${what}) to ${root}`);
   return 0;
 }
 

@@ -15,4 +15,5 @@ export { renderSarif, REPORT_SARIF_RULES, type SarifOptions } from "./render-sar
 export { escapeHtml, escapeMarkdown, escapeXml } from "./format.js";
 export { skillCreatorExport, type ExportFile } from "./skill-creator.js";
 export { changedSkillDiffs, diffSkill, diffRegressed, SkillDiffSchema, type SkillDiff, type DiffInput } from "./diff.js";
+export { inspectExport, INSPECT_SCORER, type InspectExport } from "./inspect.js";
 export { renderDiffJson, renderDiffMarkdown, renderDiffText } from "./render-diff.js";

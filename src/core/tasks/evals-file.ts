@@ -4,6 +4,13 @@
  * expected_output, files, expectations}]}` and the Agent Skills guide's, which calls them `assertions`. An assertion
  * is a string (graded by the LLM judge) or a typed `{name?, type, value}` (a deterministic check). The same schema,
  * as JSON Schema, is what VS Code completes and checks `**\/evals/evals.json` with (esbuild.mjs writes it).
+ *
+ * agent-skills-eval's files (npm `agent-skills-eval`, its src/skill.ts) are read whole: its top-level `defaults`
+ * (target and judge model params, tools), its assertion objects `{text}`, `{criterion}` and untyped `{value}` (a
+ * sentence for the judge, as it reads them), and its per-case fields (`params`, `tools`, `tool_choice`,
+ * `tool_assertions`, `runtime_checks`, `verification`, `captured_files`). What this tool does not apply (model
+ * params, custom tools and their assertions, runtime checks) is accepted and reported as not applied, never a reason
+ * to skip a case.
  */
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 import { z } from "zod";
@@ -17,7 +24,12 @@ export const TypedAssertionSchema = z
   .strictObject({
     name: z.string().optional().describe("A short name shown in results instead of the check itself."),
     type: z
-      .enum(CheckTypeSchema.options, { error: (issue) => `unknown assertion type ${JSON.stringify(issue.input)}; the known types are ${KNOWN_TYPES}` })
+      .enum(CheckTypeSchema.options, {
+        error: (issue) =>
+          issue.input === undefined
+            ? `an assertion object needs a type (${KNOWN_TYPES}), or its statement under text or criterion`
+            : `unknown assertion type ${JSON.stringify(issue.input)}; the known types are ${KNOWN_TYPES}`,
+      })
       .describe(`The check: ${KNOWN_TYPES}. Free-text expectations are plain strings instead.`),
     value: z.union([z.string(), z.number(), z.boolean()]).optional().describe("What the check compares the output with (a regular expression for regex)."),
     flags: z
@@ -38,11 +50,42 @@ export const TypedAssertionSchema = z
     }
   });
 
+const judgeText = (what: string) => z.string().min(1, `${what} cannot be empty`);
+
+/**
+ * agent-skills-eval's assertion objects: a sentence for the judge under `text`, `criterion` or (untyped) `value`.
+ * `type` is refused outright here (not merely unknown), so an object with a `type` is judged as a typed assertion and
+ * its error names the type, not "unknown field".
+ */
+const noType = z.never({ error: "a typed assertion" }).optional();
+export const TextAssertionSchema = z.union([
+  z.strictObject({ text: judgeText("text").describe("A statement graded by the LLM judge (agent-skills-eval's object form)."), name: z.string().optional(), type: noType }),
+  z.strictObject({ criterion: judgeText("criterion").describe("A statement graded by the LLM judge (agent-skills-eval's object form)."), name: z.string().optional(), type: noType }),
+  z.strictObject({ value: judgeText("value").describe("Without a type: a statement graded by the LLM judge, as agent-skills-eval reads it."), name: z.string().optional(), type: noType }),
+]);
+
 export const AssertionSchema = z.union([
   z.string().min(1, "an expectation cannot be empty").describe("A verifiable statement about the output, graded by the LLM judge."),
   TypedAssertionSchema,
+  TextAssertionSchema,
 ]);
 export type EvalAssertion = z.infer<typeof AssertionSchema>;
+
+/** agent-skills-eval's per-case fields this tool reads but does not apply (reported as such; the case still loads). */
+export const NOT_APPLIED_CASE_FIELDS = ["params", "tools", "tool_choice", "tool_assertions", "runtime_checks", "verification", "captured_files"] as const;
+
+function notApplied(): Record<(typeof NOT_APPLIED_CASE_FIELDS)[number], z.ZodOptional<z.ZodUnknown>> {
+  const why: Record<(typeof NOT_APPLIED_CASE_FIELDS)[number], string> = {
+    params: "agent-skills-eval: model params for this case. Not applied here: every task runs with the run's settings.",
+    tools: "agent-skills-eval: tool definitions for this case. Not applied here: the agent has the skill tools only.",
+    tool_choice: "agent-skills-eval: tool choice for this case. Not applied here.",
+    tool_assertions: "agent-skills-eval: checks on the calls of its tools. Not applied here (those tools are not offered).",
+    runtime_checks: "agent-skills-eval: checks on a coding agent's workspace. Not applied here.",
+    verification: "agent-skills-eval: commands run after the case. Not applied here.",
+    captured_files: "agent-skills-eval: workspace files to keep. Not applied here.",
+  };
+  return Object.fromEntries(NOT_APPLIED_CASE_FIELDS.map((k) => [k, z.unknown().optional().describe(why[k])])) as ReturnType<typeof notApplied>;
+}
 
 export const EvalCaseSchema = z.strictObject({
   id: z.union([z.number().int().nonnegative(), z.string().min(1)]).describe("Unique within the file: a whole number (skill-creator) or a string."),
@@ -54,14 +97,24 @@ export const EvalCaseSchema = z.strictObject({
   expectations: z.array(AssertionSchema).optional().describe("skill-creator's spelling: statements the output must satisfy."),
   assertions: z.array(AssertionSchema).optional().describe("The Agent Skills guide's spelling of expectations."),
   should_trigger: z.boolean().optional().describe("false marks a near miss: a prompt on which this skill should not be loaded."),
+  ...notApplied(),
 });
 export type EvalCase = z.infer<typeof EvalCaseSchema>;
+
+const paramsOf = (who: string) =>
+  z.object({ params: z.record(z.string(), z.unknown()).optional().describe(`Inference params for the ${who} model.`) }).describe(`agent-skills-eval: defaults for the ${who} model. Not applied here.`);
+
+/** agent-skills-eval's top-level `defaults`: read, checked for shape, not applied (the run's settings are). */
+export const EvalDefaultsSchema = z
+  .object({ target: paramsOf("evaluated").optional(), judge: paramsOf("judge").optional(), tools: z.array(z.unknown()).optional().describe("Tools for every case. Not applied here.") })
+  .describe("agent-skills-eval: model params and tools for every case. Read but not applied: every task runs with the run's settings, the judge with its own.");
 
 export const EvalsFileSchema = z
   .strictObject({
     $schema: z.string().optional(),
     skill_name: z.string().optional().describe("The skill these evals belong to (its frontmatter name)."),
     description: z.string().optional(),
+    defaults: EvalDefaultsSchema.optional(),
     evals: z.array(EvalCaseSchema).describe("The test cases."),
   })
   .describe("A skill's own evals (evals/evals.json): prompts, expected output, files and assertions.");
@@ -220,7 +273,7 @@ function unwrapUnion(issue: z.core.$ZodIssue, value: unknown): z.core.$ZodIssue[
   return typeMatched.flatMap((i) => unwrapUnion({ ...i, path: [...issue.path, ...i.path] }, value));
 }
 
-const FIELD_NAMES = ["id", "name", "eval_name", "prompt", "expected_output", "files", "expectations", "assertions", "should_trigger", "skill_name", "evals", "type", "value", "flags"];
+const FIELD_NAMES = ["id", "name", "eval_name", "prompt", "expected_output", "files", "expectations", "assertions", "should_trigger", "skill_name", "evals", "defaults", "type", "value", "flags", "text", "criterion"];
 
 /** A likely intended field for a typo (`expectation` → `expectations`). */
 function suggest(key: string): string {

@@ -12,7 +12,7 @@ import { openContained, openRegular, readPrefixFd, realFolder, type ContainedRef
 import { InputError } from "../errors.js";
 import { firstInvalidUtf8 } from "../skills/scan.js";
 import type { Skill } from "../skills/types.js";
-import { EvalCaseSchema, EvalsFileShellSchema, LocatedJson, locatedIssues, TriggerSetSchema, type EvalAssertion, type EvalCase, type Position } from "./evals-file.js";
+import { EvalCaseSchema, EvalsFileShellSchema, LocatedJson, locatedIssues, NOT_APPLIED_CASE_FIELDS, TriggerSetSchema, type EvalAssertion, type EvalCase, type Position } from "./evals-file.js";
 import type { Attachment, EvalCriterion, SkillEvalTask, TaskLoadIssue, TaskSet } from "./schema.js";
 
 /** The task-set name (and `--tasks` keyword) of a library's own evals. */
@@ -105,9 +105,15 @@ function readEvalsFile(skill: Skill, file: string, issues: Issues, o: typeof DEF
   if (shell.data.skill_name !== undefined && shell.data.skill_name !== skill.name) {
     issues.add(json.locate(["skill_name"]), `skill_name "${shell.data.skill_name}" is not this skill's name "${skill.name}"; the cases are loaded as ${skill.name}'s`);
   }
+  if (shell.data.defaults !== undefined) {
+    const parts = Object.keys(shell.data.defaults).map((k) => `defaults.${k}`);
+    issues.add(json.locate(["defaults"]), `${NOT_APPLIED} ${parts.length ? parts.join(", ") : "defaults"} (agent-skills-eval's model params and tools): every task runs with this run's model settings and the judge with its own; the cases load as usual`);
+  }
+  const notApplied = new Map<string, number[]>();
   const tasks: SkillEvalTask[] = [];
   const seen = new Map<string, number>();
   shell.data.evals.forEach((raw, index) => {
+    if (raw !== null && typeof raw === "object") for (const k of NOT_APPLIED_CASE_FIELDS) if (k in raw) notApplied.set(k, [...(notApplied.get(k) ?? []), index]);
     const parsed = EvalCaseSchema.safeParse(raw);
     if (!parsed.success) {
       const [first, ...rest] = locatedIssues(json, parsed.error, ["evals", index]);
@@ -125,8 +131,25 @@ function readEvalsFile(skill: Skill, file: string, issues: Issues, o: typeof DEF
     if (attachments === undefined) return;
     tasks.push(toTask(skill.name, id, c, attachments));
   });
+  // One note per field, at its first use: what other tools' cases ask for that this tool does not do.
+  for (const [k, cases] of notApplied) {
+    issues.add(json.locate(["evals", cases[0]!, k]), `${NOT_APPLIED} "${k}" (agent-skills-eval's; in ${cases.length === 1 ? "1 case" : `${cases.length} cases`}): ${NOT_APPLIED_WHY[k as (typeof NOT_APPLIED_CASE_FIELDS)[number]]}; the cases load with their assertions`);
+  }
   return tasks;
 }
+
+/** The start of every "read but not applied" note (lint tells these apart from problems by it). */
+export const NOT_APPLIED = "not applied here:";
+
+const NOT_APPLIED_WHY: Record<(typeof NOT_APPLIED_CASE_FIELDS)[number], string> = {
+  params: "every task runs with the run's model settings",
+  tools: "the agent is offered the skill tools only",
+  tool_choice: "the agent is offered the skill tools only",
+  tool_assertions: "the tools they check are not offered",
+  runtime_checks: "the agent has no workspace to check",
+  verification: "the agent has no workspace to run commands in",
+  captured_files: "the agent has no workspace to keep files from",
+};
 
 function toTask(owner: string, id: string, c: EvalCase, attachments: Attachment[]): SkillEvalTask {
   const criteria = [...(c.expectations ?? []), ...(c.assertions ?? [])].map(criterion);
@@ -151,6 +174,10 @@ function toTask(owner: string, id: string, c: EvalCase, attachments: Attachment[
 
 function criterion(a: EvalAssertion): EvalCriterion {
   if (typeof a === "string") return { type: "judge", text: a };
+  // agent-skills-eval's object forms: a sentence for the judge.
+  if ("text" in a) return { type: "judge", text: a.text };
+  if ("criterion" in a) return { type: "judge", text: a.criterion };
+  if (a.type === undefined) return { type: "judge", text: a.value };
   return { type: a.type, value: a.value === undefined ? "" : String(a.value), ...(a.name ? { name: a.name } : {}), ...(a.flags !== undefined ? { flags: a.flags } : {}) };
 }
 

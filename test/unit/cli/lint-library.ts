@@ -64,6 +64,7 @@ export function writeLintLibrary(): { root: string; paths: string[] } {
           { id: 3, prompt: "p", files: ["../outside.txt"], expectations: ["e"] },
           { id: 4, prompt: "p", files: ["evals/files/big.txt"], expectations: ["e"] },
         ],
+        defaults: { target: { params: { temperature: 0.2 } } }, // agent-skills-eval's: read, not applied (a note)
       },
       null,
       2,

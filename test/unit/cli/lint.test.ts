@@ -120,7 +120,7 @@ describe("skill-following lint through the built CLI (dist/cli.js)", () => {
     assert.ok(lines.includes("skills/angle/SKILL.md:3:14: error description-angle-brackets: description contains `<` or `>`, which skill-creator's quick_validate.py and Claude.ai reject: write the words instead (e.g. \"returns\" for `->`, \"less than\" for `<`)"), r.stdout);
     const quote = lines.findIndex((l) => l.startsWith("skills/yaml-syntax/SKILL.md:3:14: error yaml-syntax:"));
     assert.equal(lines[quote + 1], '  quick fix: Quote the description (its ": " breaks the YAML)');
-    assert.match(lines.at(-1)!, /^33 files \(17 skills\): 23 errors, 12 warnings, 3 notes$/);
+    assert.match(lines.at(-1)!, /^33 files \(17 skills\): 23 errors, 12 warnings, 4 notes$/);
   });
 
   it("json: findings with relative paths, help, sources and fixes; the summary", async () => {
@@ -128,7 +128,7 @@ describe("skill-following lint through the built CLI (dist/cli.js)", () => {
     const r = await lint([...lib.paths, "--format", "json"], lib.root);
     assert.equal(r.code, 1, r.stderr);
     const out = JSON.parse(r.stdout) as { summary: Record<string, number>; findings: Array<{ file: string; line: number; code: string; sources: string[]; fixes: unknown[] }> };
-    assert.deepEqual(out.summary, { error: 23, warning: 12, info: 3 });
+    assert.deepEqual(out.summary, { error: 23, warning: 12, info: 4 });
     const angle = out.findings.find((f) => f.code === "description-angle-brackets")!;
     assert.deepEqual([angle.file, angle.line, angle.sources], ["skills/angle/SKILL.md", 3, ["skill-creator quick_validate.py"]]);
   });

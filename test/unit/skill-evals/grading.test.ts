@@ -165,6 +165,14 @@ describe("evals.json JSON Schema (VS Code) agrees with the zod schema (the loade
     { evals: {} },
     [],
     { other: 1, evals: [] },
+    // agent-skills-eval's forms (issue 27): defaults, {text}/{criterion}/{value} assertions, its per-case fields.
+    { defaults: { target: { params: { temperature: 0 } }, judge: { params: {} }, tools: [] }, evals: [{ id: "a", prompt: "p", assertions: [{ text: "t" }, { criterion: "c", name: "n" }, { value: "v" }], params: {}, tool_choice: "auto", tool_assertions: [], runtime_checks: {}, verification: [], captured_files: [] }] },
+    { evals: [{ id: 1, prompt: "p", assertions: [{ criterion: "" }] }] },
+    { evals: [{ id: 1, prompt: "p", assertions: [{ text: "t", type: "contains" }] }] },
+    { evals: [{ id: 1, prompt: "p", assertions: [{ text: "t", criterion: "c" }] }] },
+    { evals: [{ id: 1, prompt: "p", assertions: [{ critrion: "typo" }] }] },
+    { defaults: [], evals: [] },
+    { defaults: { target: { params: 3 } }, evals: [] },
   ];
   it("accepts and refuses the same files", () => {
     for (const doc of corpus) assert.equal(validate(doc), EvalsFileSchema.safeParse(doc).success, JSON.stringify(doc));
