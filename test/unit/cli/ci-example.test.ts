@@ -70,9 +70,20 @@ async function step(s: Step, vars: Record<string, string>, summary: string) {
   return undefined;
 }
 
-it("the README installs nothing from the npm registry: an npm install it shows is of the tarball npm pack makes", () => {
-  const installs = [...readme.matchAll(/\b(npm (?:install|i)\b[^\n`]*|npx [^\n`]*)/g)].map((m) => m[1]!);
-  for (const line of installs) assert.match(line, /\.tgz\b/, `installs from the registry: ${line}`);
+it("the README installs nothing of ours from the npm registry: skill-following only from the tarball npm pack makes, other tools at pinned versions", () => {
+  // An inline command may wrap onto the next line; a code block's command ends at its line.
+  const installs = [...readme.matchAll(/\b(npm (?:install|i)\b[^`\n]*(?:\n(?!```)[^`\n]*(?=`))?|npx [^\n`]*)/g)].map((m) => m[1]!.replace(/\s+/g, " ").trim());
+  assert.ok(installs.some((l) => /\.tgz\b/.test(l)), "the README shows the tarball install");
+  for (const line of installs) {
+    const packages = line.split(/\s+/).slice(2).filter((w) => w && !w.startsWith("-"));
+    if (line.startsWith("npx")) assert.fail(`runs a package from the registry: ${line}`);
+    assert.ok(packages.length > 0, `a bare npm install in the README: ${line}`);
+    for (const p of packages) {
+      if (/\.tgz$/.test(p)) continue;
+      assert.doesNotMatch(p, /^skill-following\b/, `installs skill-following from the registry: ${line}`);
+      assert.match(p, /^(@[\w.-]+\/)?[\w.-]+@\d+\.\d+\.\d+$/, `a third-party tool at a pinned version: ${line}`);
+    }
+  }
   assert.doesNotMatch(readme, /npm (install|i) (--global|-g) skill-following\b/);
 });
 
