@@ -11,7 +11,7 @@ import { extractAnswer, replyOverCap } from "../agent/extract.js";
 import { userPrompt } from "../agent/prompts.js";
 import type { ToolCallRecord } from "../agent/types.js";
 import { CancelledError } from "../errors.js";
-import type { ChatMessage } from "../models/types.js";
+import type { ChatMessage, ChatRequest } from "../models/types.js";
 import { recordedArguments } from "../retrieval/tool-args.js";
 import { killTree } from "../sandbox/job.js";
 import type { Skill } from "../skills/types.js";
@@ -21,6 +21,9 @@ import { RetrievalTracker, type InstalledSkill } from "./evidence.js";
 import { wireFormat } from "./proxy/formats.js";
 import { startModelProxy } from "./proxy/server.js";
 import { harnessCacheScope, HarnessError, type HarnessEvent, type HarnessRunInput, type HarnessRunResult, type HarnessSession, type LaunchContext } from "./types.js";
+
+/** The date in the form of a harness request the response cache keys on (normalizeRequest's date, any day). */
+const CACHE_KEY_DATE = "0000-00-00";
 
 /** The file a code task's answer may be written to in the workspace (graded when the final message has no code). */
 export const SOLUTION_FILE = "solution.py";
@@ -84,7 +87,13 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     cacheScope: harnessCacheScope({ id: adapter.id, version: session.binary.version, sha256: session.binary.sha256 }),
     maxCalls: input.maxTurns,
     dummyKey,
-    ...(adapter.normalizeRequest ? { normalize: (r) => adapter.normalizeRequest!(r, { date: session.fixedDate }) } : {}),
+    ...(adapter.normalizeRequest
+      ? {
+          normalize: (r: ChatRequest) => adapter.normalizeRequest!(r, { date: session.fixedDate }),
+          // The model sees the run's date; the cache keys on a date-free form, so the same run on another day is free.
+          cacheKeyOf: (r: ChatRequest) => adapter.normalizeRequest!(r, { date: CACHE_KEY_DATE }),
+        }
+      : {}),
     ...(confined ? { socketPath: socket } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });

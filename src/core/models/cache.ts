@@ -82,7 +82,7 @@ export function createCachedClient(inner: ModelClient, options: CachedClientOpti
     ...(inner.batch ? { batch: inner.batch } : {}),
     stats: () => ({ hits, misses }),
     async complete(request: ChatRequest, callOptions: CallOptions): Promise<ChatResponse> {
-      const key = requestCacheKey(request, callOptions.sampleIndex, inner.id, callOptions.cacheScope);
+      const key = requestCacheKey(callOptions.cacheKeyRequest ?? request, callOptions.sampleIndex, inner.id, callOptions.cacheScope);
       const hit = await cache.get(key);
       if (hit && (callOptions.accept?.({ ...hit, latencyMs: 0 }) ?? true)) {
         hits++;

@@ -66,6 +66,12 @@ export interface CallOptions {
    * harness is another cache entry. Never sent to the endpoint. Absent: the key is exactly as before.
    */
   cacheScope?: string;
+  /**
+   * The request the response cache keys on, when it differs from the one sent: a harness's request with its
+   * day-dependent text (today's date) in a fixed form, so an unchanged run on another day is still a cache hit.
+   * Never sent. Absent: the key is the request sent.
+   */
+  cacheKeyRequest?: ChatRequest;
   /** Whether an answer is usable (the judge: a valid grading); a cache keeps only usable answers. */
   accept?: (response: ChatResponse) => boolean;
 }

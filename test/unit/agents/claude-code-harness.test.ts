@@ -95,7 +95,7 @@ describe("Claude Code as the agent (real binary, bubblewrap, scripted model)", {
   });
 
   // The same response cache each time: a second call is an unchanged re-run.
-  const run = () =>
+  const run = (stamp?: { runId: string; createdAt: string }) =>
     evaluate(
       { agent: "claude-code", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 6 },
       {
@@ -106,6 +106,7 @@ describe("Claude Code as the agent (real binary, bubblewrap, scripted model)", {
         grader,
         runFile: path.join(dir, `run-${n++}.jsonl`),
         resume: false,
+        ...(stamp ? { stamp } : {}),
       },
     );
 
@@ -190,6 +191,12 @@ describe("Claude Code as the agent (real binary, bubblewrap, scripted model)", {
         .sort((x, y) => x.key.localeCompare(y.key));
     assert.deepEqual(view(b.records), view(a.records));
     assert.ok(b.records.every((r) => r.modelCalls === 0 && r.cachedCalls > 0));
+    // Claude Code says today's date in its system prompt; the model sees the run's date, the cache a date-free form:
+    // the same run started on another day is still free.
+    server.reset();
+    const later = await run({ runId: "another-day", createdAt: "2031-02-03T00:00:01.000Z" });
+    assert.equal(server.calls, 0, "an unchanged run on another day is answered from the cache");
+    assert.deepEqual(view((await readRunFile(later.runFile)).records), view(a.records));
   });
 
   it("the user's key never reaches the run file or the requests Claude Code built", () => {

@@ -166,6 +166,12 @@ describe("Codex CLI as the agent (real binary, bubblewrap, scripted model)", () 
         .sort((x, y) => x.key.localeCompare(y.key));
     assert.deepEqual(view(b.records), view(a.records));
     assert.ok(b.records.every((r) => r.modelCalls === 0 && r.cachedCalls > 0));
+    // Codex puts today's date in its context; the model sees the run's date, the cache a date-free form: the same
+    // run started on another day is still free.
+    server.reset();
+    const nextYear = await run({ stamp: { runId: "another-day", createdAt: "2031-02-03T00:00:01.000Z" } });
+    assert.equal(server.calls, 0, "an unchanged run on another day is answered from the cache");
+    assert.equal(nextYear.records.filter((r) => r.verdict.pass).length, a.records.filter((r) => r.verdict.pass).length);
   });
 
   it("the user's key never reaches the harness, the run file or the harness's requests", () => {

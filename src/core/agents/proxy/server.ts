@@ -32,6 +32,8 @@ export interface ProxyOptions {
   /** The credential the harness must send (`Authorization: Bearer …` or `x-api-key`). */
   dummyKey: string;
   normalize?: (request: ChatRequest) => ChatRequest;
+  /** The form of a (normalised) request the response cache keys on (e.g. without the day's date); default: as sent. */
+  cacheKeyOf?: (request: ChatRequest) => ChatRequest;
   /** Listen on this Unix socket; otherwise on a loopback TCP port. */
   socketPath?: string;
   signal?: AbortSignal;
@@ -118,7 +120,7 @@ export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy
     calls++;
     const replyId = createHash("sha256").update(canonicalJson({ request, sample: options.sampleIndex })).digest("hex").slice(0, 24);
     try {
-      const response = await options.client.complete(request, { sampleIndex: options.sampleIndex, cacheScope: options.cacheScope, ...(options.signal ? { signal: options.signal } : {}) });
+      const response = await options.client.complete(request, { sampleIndex: options.sampleIndex, cacheScope: options.cacheScope, ...(options.cacheKeyOf ? { cacheKeyRequest: options.cacheKeyOf(request) } : {}), ...(options.signal ? { signal: options.signal } : {}) });
       exchanges.push({ format: format.id, request, response });
       send(res, format.reply(response, body, replyId));
     } catch (err) {
