@@ -248,6 +248,8 @@ export const editor = {
   messages: [] as string[],
   /** Webview panels created (createWebviewPanel), with how often each was revealed. */
   panels: [] as FakeWebviewPanel[],
+  /** Documents shown in an editor (window.showTextDocument), as file paths. */
+  shownDocuments: [] as string[],
   /** Test controllers created (vscode.tests.createTestController). */
   testControllers: [] as FakeTestController[],
   /** Answers, in order, per kind of prompt; an empty queue answers undefined (the user dismissed it). */
@@ -260,6 +262,7 @@ export const editor = {
     this.settings.clear();
     this.messages = [];
     this.panels = [];
+    this.shownDocuments = [];
     this.testControllers = [];
     this.answers = { message: [], input: [], pick: [] };
   },
@@ -335,6 +338,10 @@ export const window = {
   showErrorMessage: message,
   showInputBox: async () => answer("input", []),
   showQuickPick: async (items: unknown[] | Promise<unknown[]>) => answer("pick", await items),
+  showTextDocument: async (doc: Uri | { uri: Uri }) => {
+    editor.shownDocuments.push(doc instanceof Uri ? doc.fsPath : doc.uri.fsPath);
+    return { document: doc };
+  },
   setStatusBarMessage: disposable,
   createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }),
   /** Runs the task at once, never cancelled from the notification. */
