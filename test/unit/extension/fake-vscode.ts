@@ -122,6 +122,22 @@ export class Uri {
   }
 }
 
+export class Position {
+  constructor(readonly line: number, readonly character: number) {}
+}
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(startLine: number, startCharacter: number, endLine: number, endCharacter: number) {
+    this.start = new Position(startLine, startCharacter);
+    this.end = new Position(endLine, endCharacter);
+  }
+}
+/** vscode.CodeLens: a range and the command its title shows. */
+export class CodeLens {
+  constructor(readonly range: Range, readonly command?: { command: string; title: string; tooltip?: string; arguments?: unknown[] }) {}
+}
+
 /** vscode.TestItemCollection: insertion-ordered, iterated as [id, item]. */
 export class FakeTestItemCollection {
   private readonly map = new Map<string, FakeTestItem>();
@@ -374,6 +390,7 @@ export const workspace = {
     };
   },
   onDidChangeConfiguration: disposable,
+  onDidChangeTextDocument: disposable,
   /** A watcher that never reports (tests call the code a change would). */
   createFileSystemWatcher: () => ({ onDidCreate: disposable, onDidChange: disposable, onDidDelete: disposable, dispose() {} }),
   asRelativePath: (u: Uri | string) => (typeof u === "string" ? u : u.fsPath),
@@ -390,6 +407,9 @@ const fake: Record<string, unknown> = {
   EventEmitter,
   lm,
   Uri,
+  Position,
+  Range,
+  CodeLens,
   commands,
   window,
   workspace,
