@@ -43,6 +43,7 @@ before(async () => {
 after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 let globalState: MemoryMemento;
+let svc: Services;
 /** What the evaluation runner was asked to run (Try the Example's evaluation), in order. */
 let runs: { modelName: string; label: string; taskSet: { name: string } }[];
 const REPO = path.resolve(__dirname, "../../..");
@@ -86,7 +87,8 @@ beforeEach(() => {
   delete process.env.OPENAI_API_KEY;
   globalState = new MemoryMemento();
   runs = [];
-  commands.registerCommands(services());
+  svc = services();
+  commands.registerCommands(svc);
 });
 
 const endpointContext = () => editor.contexts.get("skillFollowing.walkthrough.endpointChosen");
@@ -187,5 +189,27 @@ describe("Try the Example after the endpoint setup", () => {
     assert.equal(asked.length, 1, `the model picker was shown once (messages: ${editor.messages.join(" | ")})`);
     assert.match(asked[0]!, /gpt-4o-mini/, "it offers the default model");
     assert.deepEqual(runs, []);
+  });
+});
+
+describe("the model pickers list the endpoint's models", () => {
+  it("Compare Models offers the models the configured server lists (with the stored key) beside the settings' ones", async () => {
+    const pickers = await import("../../../src/extension/pickers.js");
+    editor.settings.set("skillFollowing.baseUrl", baseUrl);
+    svc.config.reload();
+    let offered: { label: string; description?: string }[] = [];
+    const capture = (items: unknown[]) => void (offered = items as typeof offered);
+
+    // Without the key the server answers 401: only the configured model (and typing another) is offered.
+    editor.answers.pick.push(capture);
+    await pickers.pickModels(svc, true);
+    assert.deepEqual(offered.map((i) => i.label).filter((l) => !l.startsWith("$(")), ["gpt-4o-mini"]);
+
+    await svc.secrets.setApiKey(KEY);
+    editor.answers.pick.push(capture);
+    await pickers.pickModels(svc, true);
+    const served = offered.find((i) => i.label === "served-model");
+    assert.ok(served, offered.map((i) => i.label).join(", "));
+    assert.equal(served.description, `served by ${baseUrl}`);
   });
 });
