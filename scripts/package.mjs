@@ -10,7 +10,7 @@
 // The README's relative links are not rewritten to a repository URL (there is no public one to point at): they
 // resolve inside the installed extension, which is where VS Code's extension page reads them from.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { relativeLinks } from "./readme-links.mjs";
 import { allowed, filesUnder, readManifest } from "./vscodeignore.mjs";
@@ -70,11 +70,25 @@ writeFileSync(path.join(staging, "package.json"), `${JSON.stringify(pkgManifest,
 for (const rel of filesUnder(staging)) if (!allowed(rel, manifest)) rmSync(path.join(staging, rel));
 copyFileSync(path.join(root, ".vscodeignore"), path.join(staging, ".vscodeignore"));
 
-// 5. Package the folder as it is.
+// 5. Package the folder as it is. vsce's own "Packaged: … (N files, X MB)" line is not passed on: its MB are MiB and
+//    the summary below is the one this script prints, read back from the .vsix itself (entries and bytes).
 const vsce = path.join(root, "node_modules", ".bin", process.platform === "win32" ? "vsce.cmd" : "vsce");
 if (!existsSync(vsce)) fail("vsce is not installed (run npm ci)");
 mkdirSync(path.dirname(outFile), { recursive: true });
-run(vsce, ["package", "--no-dependencies", "--no-rewrite-relative-links", "--allow-missing-repository", "--out", outFile], staging);
+const packed = spawnSync(vsce, ["package", "--no-dependencies", "--no-rewrite-relative-links", "--allow-missing-repository", "--out", outFile], { cwd: staging, encoding: "utf8" });
+process.stderr.write(packed.stderr ?? "");
+process.stdout.write((packed.stdout ?? "").split("\n").filter((l) => !/^\s*DONE\s+Packaged:/.test(l)).join("\n"));
+if (packed.status !== 0) fail(`vsce package exited with ${packed.status ?? packed.signal}`);
 
-const files = readdirSync(staging, { recursive: true }).filter((f) => statSync(path.join(staging, String(f))).isFile()).length;
-console.log(`package: ${path.relative(process.cwd(), outFile) || outFile} (${files} files, ${(statSync(outFile).size / 1e6).toFixed(2)} MB)`);
+/** The number of entries a zip file holds, from its end-of-central-directory record (the last 22+ bytes). */
+function zipEntries(file) {
+  const buf = readFileSync(file);
+  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
+    if (buf.readUInt32LE(i) === 0x06054b50) return buf.readUInt16LE(i + 10);
+  }
+  fail(`${file} is not a zip file (no end-of-central-directory record)`);
+}
+
+const bytes = statSync(outFile).size;
+// One summary: every file inside the .vsix (vsce's manifest and content-types files included) and its size on disk.
+console.log(`package: ${path.relative(process.cwd(), outFile) || outFile} (${zipEntries(outFile)} files, ${(bytes / 1e6).toFixed(2)} MB, ${bytes} bytes)`);

@@ -1,16 +1,12 @@
 import * as vscode from "vscode";
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
 import { findSkillRoots, scanSkills } from "../core/skills/index.js";
 import { downloadTaskSet, TASK_SET_CATALOG, type TaskSetName } from "../core/tasks/download.js";
 import { COMMANDS, succeeded, WALKTHROUGH_STEP_OF, type CommandKey } from "./command-ids.js";
 import { completeStep } from "./walkthrough.js";
 import { needs, showError } from "./errors-ui.js";
 import { evaluateSkill, runEvaluation, requireTrust, type EvaluateOptions } from "./evaluate-flow.js";
-import { renderCsv, renderHtml, renderJson, renderMarkdown } from "../core/report/index.js";
-import type { Report } from "../core/report/schema.js";
-import { ExportFormatSchema, type ExportFormat } from "../shared/vocabulary/index.js";
-import { reportFile, taskSetCacheDir } from "../core/layout.js";
+import { exportOpenReport } from "./export-report.js";
+import { taskSetCacheDir } from "../core/layout.js";
 import { pickModels, pickTaskSet, rememberTaskSet } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
@@ -145,30 +141,13 @@ async function setApiKey(svc: Services, value?: unknown) {
   return true;
 }
 
-const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { html: "html", csv: "csv", json: "json", markdown: "md" };
-const RENDERERS: Record<ExportFormat, (r: Report) => string> = { html: renderHtml, csv: renderCsv, json: renderJson, markdown: renderMarkdown };
-
 async function exportReport(svc: Services, format?: unknown, target?: unknown) {
   const panel = svc.reports.active ?? svc.reports.all()[0];
-  const model = panel?.reportModel;
-  if (!panel || !model) {
+  if (!panel?.reportModel) {
     await needs("Open a report first.", "Open Report…", () => vscode.commands.executeCommand(COMMANDS.openReport.id));
     return undefined;
   }
-  const given = ExportFormatSchema.safeParse(format);
-  const fmt = given.success
-    ? given.data
-    : ((await vscode.window.showQuickPick([...ExportFormatSchema.options], { title: "Export format" })) as ExportFormat | undefined);
-  if (!fmt) return undefined;
-  const uri =
-    typeof target === "string"
-      ? vscode.Uri.file(target)
-      : await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(reportFile(svc.layout, panel.runFiles[0] ?? "report", EXPORT_EXTENSIONS[fmt])) });
-  if (!uri) return undefined;
-  await vscode.workspace.fs.createDirectory(vscode.Uri.file(path.dirname(uri.fsPath)));
-  await writeFile(uri.fsPath, RENDERERS[fmt](model), "utf8");
-  void vscode.window.showInformationMessage(`Report exported to ${vscode.workspace.asRelativePath(uri)}.`);
-  return uri.fsPath;
+  return exportOpenReport(svc, panel, format, target);
 }
 
 async function showHarmedTasks(svc: Services, uri?: unknown) {

@@ -44,6 +44,13 @@ export async function endpointConfigured(svc: Services): Promise<boolean> {
   return set || (await svc.secrets.getApiKey()) !== undefined;
 }
 
+/** The model the user's or the workspace's settings name (skillFollowing.model set in some scope), else undefined. */
+export function configuredModel(svc: Services): string | undefined {
+  const info = vscode.workspace.getConfiguration(CONFIG_SECTION).inspect<string>("model");
+  const set = [info?.workspaceFolderValue, info?.workspaceValue, info?.globalValue].some((v) => typeof v === "string" && v.trim() !== "");
+  return set ? svc.config.get().model : undefined;
+}
+
 /** One way to reach a model; `choose` sets it up and returns the model name (undefined: the user backed out). */
 export interface EndpointChoice {
   id: string;
@@ -236,7 +243,8 @@ export interface TryExampleOptions {
 
 /**
  * Try the Example: endpoint first when none is configured (before any other picker), then the folder, then the copy;
- * opens the harmful example and evaluates it on the built-in math set, ending on its report.
+ * opens the harmful example and evaluates it on the built-in math set with the configured model (asked for only
+ * when the settings name none), ending on its report.
  */
 export async function tryExample(svc: Services, opts: TryExampleOptions = {}): Promise<EvaluateOutcome | undefined> {
   if (!(await requireTrust())) return undefined;
@@ -244,11 +252,13 @@ export async function tryExample(svc: Services, opts: TryExampleOptions = {}): P
     await needs("An evaluation is already running.", "Cancel It", () => vscode.commands.executeCommand(COMMANDS.cancelEvaluation.id));
     return undefined;
   }
+  // The model: the one the endpoint setup just chose, else the one the settings name (a setup that finished, or
+  // resumed after Set API Key, saved it: asking again would be asking twice); only with neither is it asked for.
   let model: string | undefined;
   if (!(await endpointConfigured(svc))) {
     model = await chooseEndpoint(svc);
     if (!model) return undefined;
-  }
+  } else model = configuredModel(svc);
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
   let folder = opts.folder;
   if (!folder) {

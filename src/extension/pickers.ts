@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { taskSetCacheDir } from "../core/layout.js";
 import { TASK_SET_CATALOG } from "../core/tasks/download.js";
+import { listModels } from "../core/models/list-models.js";
+import { DEFAULT_BASE_URL } from "../core/models/openai-client.js";
 import { SKILL_EVALS } from "../core/tasks/skill-evals.js";
 import { COMMANDS } from "./command-ids.js";
 import { modelsCacheDir } from "../core/layout.js";
@@ -112,6 +114,19 @@ async function localItems(): Promise<ModelItem[]> {
 
 type ModelItem = vscode.QuickPickItem & { model?: string };
 
+/**
+ * The models the configured endpoint lists (GET /models with the stored key; OpenAI's own list narrowed to its chat
+ * models), so the model pickers and Compare Models offer them; nothing when it does not answer in a few seconds.
+ */
+async function servedModels(svc: Services, baseUrl: string): Promise<string[]> {
+  const listed = await listModels(baseUrl, (await svc.secrets.getApiKey())?.key, { timeoutMs: 3000 });
+  if (!listed.ok) {
+    svc.logger.info(`${baseUrl} lists no models for the picker (${listed.detail})`);
+    return [];
+  }
+  return listed.models.filter((m) => baseUrl !== DEFAULT_BASE_URL || /^(gpt-|o\d)/.test(m)).sort();
+}
+
 /** One model, or several when `many` (Compare Models…). */
 export async function pickModels(svc: Services, many: boolean): Promise<string[] | undefined> {
   const cfg = svc.config.get();
@@ -130,8 +145,9 @@ export async function pickModels(svc: Services, many: boolean): Promise<string[]
       return undefined;
     }
   } else {
-    const names = [...new Set([last, cfg.model, ...cfg.models].filter((m): m is string => !!m && !local.some((l) => l.model === m)))];
-    items = names.map((n) => ({ label: n, description: n === last ? "last used" : n === cfg.model ? "skillFollowing.model" : cfg.baseUrl }));
+    const served = await servedModels(svc, cfg.baseUrl);
+    const names = [...new Set([last, cfg.model, ...cfg.models, ...served].filter((m): m is string => !!m && !local.some((l) => l.model === m)))];
+    items = names.map((n) => ({ label: n, description: n === last ? "last used" : n === cfg.model ? "skillFollowing.model" : served.includes(n) ? `served by ${cfg.baseUrl}` : cfg.baseUrl }));
     items.push(...local, { label: "$(edit) Other model…", description: "type a model name" });
   }
   if (last) items.sort((a, b) => Number((b.model ?? b.label) === last) - Number((a.model ?? a.label) === last));

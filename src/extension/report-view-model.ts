@@ -186,7 +186,12 @@ function notesOf(evs: Evaluation[], runs: LoadedRun[], extraNotes: string[]): st
     if (ev.tasks.incomplete > 0) notes.push(`${ev.model}: ${ev.tasks.incomplete} of ${ev.tasks.planned} tasks are incomplete (run cancelled or failed) and left out; evaluate again to resume.`);
     if (ev.design === "rae-only") notes.push("RAE-only design: the disabled condition ran only where the enabled run retrieved, so OAE is not estimable.");
     if (ev.samples > 1) notes.push(ev.definitions.retrieved);
-    if (ev.retrieved.tooFewDiscordant && ev.retrieved.n > 0) notes.push("Too few discordant pairs where retrieved: no result could reach significance at this size.");
+    // Said of the model it is about (in a comparison, another model's rows may well be significant), and never above
+    // a significant row of its own.
+    const significant = ev.skills.some((s) => s.badge === "harmful" || s.badge === "helpful");
+    if (ev.retrieved.tooFewDiscordant && ev.retrieved.n > 0 && !significant) {
+      notes.push(evs.length > 1 ? `${ev.model}: too few discordant pairs where retrieved: none of its results could reach significance at this size.` : "Too few discordant pairs where retrieved: no result could reach significance at this size.");
+    }
   }
 
   return notes;

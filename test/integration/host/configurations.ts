@@ -79,14 +79,8 @@ async function body(): Promise<void> {
   const skillUri = vscode.Uri.file(skillFile);
 
   steps.push("Try the Example with model A");
-  // With an endpoint configured, the example asks which model, offering the configured one (A) first: Enter.
-  let finished = false;
-  const trying = Promise.resolve(vscode.commands.executeCommand("skillFollowing.tryExample", { folder: config.workspace })).finally(() => (finished = true));
-  while (!finished && !api.services.runner.running) {
-    await new Promise((r) => setTimeout(r, 500));
-    if (!finished && !api.services.runner.running) await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
-  }
-  const a = (await trying) as { runFile: string; cancelled: boolean } | undefined;
+  // The workspace's settings name model A: the example evaluates with it and asks nothing (no picker to accept).
+  const a = (await vscode.commands.executeCommand("skillFollowing.tryExample", { folder: config.workspace })) as { runFile: string; cancelled: boolean } | undefined;
   facts.exampleRun = a ? path.basename(a.runFile) : null;
   const own = api.services.results.get(skillFile);
   facts.afterExample = { lens: await waitFor("the example's CodeLens", async () => ((await lenses(skillUri)).some((l) => l.title.startsWith("RAE")) ? lenses(skillUri) : undefined)), diagnostics: diagnosticsOf(skillUri) };

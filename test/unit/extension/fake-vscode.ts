@@ -5,7 +5,9 @@
  * answers to the notifications, input boxes and quick picks). Anything else is an inert stub. Installed by
  * `installFakeVscode()` through Node's module resolution, before the code under test is imported.
  */
+import { existsSync } from "node:fs";
 import Module from "node:module";
+import path from "node:path";
 
 export class LanguageModelTextPart {
   constructor(readonly value: string) {}
@@ -120,6 +122,22 @@ export class Uri {
   toString() {
     return this.scheme === "file" ? `file://${this.fsPath}` : `${this.scheme}:${this.fsPath}${this.query ? `?${this.query}` : ""}`;
   }
+}
+
+export class Position {
+  constructor(readonly line: number, readonly character: number) {}
+}
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(startLine: number, startCharacter: number, endLine: number, endCharacter: number) {
+    this.start = new Position(startLine, startCharacter);
+    this.end = new Position(endLine, endCharacter);
+  }
+}
+/** vscode.CodeLens: a range and the command its title shows. */
+export class CodeLens {
+  constructor(readonly range: Range, readonly command?: { command: string; title: string; tooltip?: string; arguments?: unknown[] }) {}
 }
 
 /** vscode.TestItemCollection: insertion-ordered, iterated as [id, item]. */
@@ -248,10 +266,14 @@ export const editor = {
   messages: [] as string[],
   /** Webview panels created (createWebviewPanel), with how often each was revealed. */
   panels: [] as FakeWebviewPanel[],
+  /** Save and open dialogs shown (their options, and whether the default folder existed when each was shown). */
+  dialogs: [] as { kind: "save" | "open"; options: { defaultUri?: Uri; title?: string }; defaultExisted: boolean }[],
+  /** Documents shown in an editor (window.showTextDocument), as file paths. */
+  shownDocuments: [] as string[],
   /** Test controllers created (vscode.tests.createTestController). */
   testControllers: [] as FakeTestController[],
   /** Answers, in order, per kind of prompt; an empty queue answers undefined (the user dismissed it). */
-  answers: { message: [] as Answer[], input: [] as Answer[], pick: [] as Answer[] },
+  answers: { message: [] as Answer[], input: [] as Answer[], pick: [] as Answer[], dialog: [] as (string | undefined)[] },
   reset() {
     this.isTrusted = true;
     this.commands.clear();
@@ -260,8 +282,10 @@ export const editor = {
     this.settings.clear();
     this.messages = [];
     this.panels = [];
+    this.shownDocuments = [];
+    this.dialogs = [];
     this.testControllers = [];
-    this.answers = { message: [], input: [], pick: [] };
+    this.answers = { message: [], input: [], pick: [], dialog: [] };
   },
 };
 
@@ -335,6 +359,21 @@ export const window = {
   showErrorMessage: message,
   showInputBox: async () => answer("input", []),
   showQuickPick: async (items: unknown[] | Promise<unknown[]>) => answer("pick", await items),
+  /** Save dialog: records its options, answers the next `answers.dialog` path (undefined: cancelled). */
+  showSaveDialog: async (options: { defaultUri?: Uri }) => {
+    editor.dialogs.push({ kind: "save", options, defaultExisted: !!options.defaultUri && existsSync(path.dirname(options.defaultUri.fsPath)) });
+    const a = editor.answers.dialog.shift();
+    return a === undefined ? undefined : Uri.file(a);
+  },
+  showOpenDialog: async (options: { defaultUri?: Uri }) => {
+    editor.dialogs.push({ kind: "open", options, defaultExisted: !!options.defaultUri && existsSync(options.defaultUri.fsPath) });
+    const a = editor.answers.dialog.shift();
+    return a === undefined ? undefined : [Uri.file(a)];
+  },
+  showTextDocument: async (doc: Uri | { uri: Uri }) => {
+    editor.shownDocuments.push(doc instanceof Uri ? doc.fsPath : doc.uri.fsPath);
+    return { document: doc };
+  },
   setStatusBarMessage: disposable,
   createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }),
   /** Runs the task at once, never cancelled from the notification. */
@@ -367,6 +406,7 @@ export const workspace = {
     };
   },
   onDidChangeConfiguration: disposable,
+  onDidChangeTextDocument: disposable,
   /** A watcher that never reports (tests call the code a change would). */
   createFileSystemWatcher: () => ({ onDidCreate: disposable, onDidChange: disposable, onDidDelete: disposable, dispose() {} }),
   asRelativePath: (u: Uri | string) => (typeof u === "string" ? u : u.fsPath),
@@ -383,6 +423,9 @@ const fake: Record<string, unknown> = {
   EventEmitter,
   lm,
   Uri,
+  Position,
+  Range,
+  CodeLens,
   commands,
   window,
   workspace,

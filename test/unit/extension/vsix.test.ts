@@ -35,6 +35,8 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
   let ext: string;
   let files: string[];
   let vsix: string;
+  /** What `npm run package` printed (empty under SF_VSIX: the .vsix was packaged elsewhere). */
+  let printed = "";
 
   before(() => {
     tmp = mkdtempSync(path.join(os.tmpdir(), "sf-vsix-"));
@@ -42,6 +44,7 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
     if (!process.env.SF_VSIX) {
       const r = spawnSync(process.execPath, [path.join(repoRoot, "scripts", "package.mjs"), "--out", vsix, "--staging", path.join(tmp, "staging")], { cwd: repoRoot, encoding: "utf8", timeout: 240_000 });
       assert.equal(r.status, 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
+      printed = r.stdout;
     }
     assert.ok(existsSync(vsix), `no .vsix at ${vsix}`);
     const unpacked = path.join(tmp, "unpacked");
@@ -70,6 +73,19 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
     for (const s of exampleSkills) assert.ok(files.includes(`skills/${s}/SKILL.md`), `the .vsix lacks the example skill ${s}`);
     const unwanted = files.filter((f) => /^(src|test|node_modules|scripts|bench|out|\.vscode-test)\/|\.map$|\.ts$|^samples\/tools\//.test(f));
     assert.deepEqual(unwanted, []);
+  });
+
+  it("npm run package prints one summary, and its figures are the .vsix's own file count and size", (t) => {
+    if (process.env.SF_VSIX) return t.skip("SF_VSIX: packaged elsewhere, nothing printed here");
+    const summaries = printed.split("\n").filter((l) => /\d+ files, [\d.]+ [KM]i?B/.test(l));
+    assert.equal(summaries.length, 1, `one summary line, not:\n${summaries.join("\n")}`);
+    const m = /^package: .+ \((\d+) files, ([\d.]+) MB, (\d+) bytes\)$/.exec(summaries[0]!);
+    assert.ok(m, summaries[0]);
+    const entries = spawnSync("unzip", ["-Z1", vsix], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+    const bytes = statSync(vsix).size;
+    assert.equal(Number(m[1]), entries.length, `printed ${m[1]} files; the .vsix holds ${entries.length}`);
+    assert.equal(Number(m[3]), bytes);
+    assert.equal(m[2], (bytes / 1e6).toFixed(2));
   });
 
   it("holds exactly what the top-level .vscodeignore allows (an allow-list, read with vsce's rules)", () => {

@@ -6,6 +6,7 @@ import { plainYamlMessage } from "../../../src/extension/yaml-messages.js";
 import { buildReportView, type LoadedRun } from "../../../src/extension/report-view-model.js";
 import type { RunHeader, RunRecord } from "../../../src/core/runs/types.js";
 import { failingSideLabel, liftParts } from "../../../src/shared/report-words.js";
+import { libraryRun } from "../../support/report-fixture.js";
 
 const skill = (name: string, description = "Formats dates when asked to.") => `---\nname: ${name}\ndescription: ${description}\n---\nbody\n`;
 
@@ -65,5 +66,23 @@ describe("report wording", () => {
     const facts = buildReportView([run], 0.05).facts;
     assert.ok(facts.includes("sandbox: not used (no task ran generated code)"), facts.join("\n"));
     assert.ok(!facts.some((f) => f.includes("isolation: none")));
+  });
+});
+
+describe("the too-few-discordant-pairs banner agrees with the rows", () => {
+  it("in a comparison it names the model it is about and is absent for the model whose row is significant", () => {
+    const a = libraryRun([{ name: "money", rescued: 0, harmed: 12, bothPass: 2, bothFail: 0 }], { model: "model-a", file: "/runs/a.jsonl" });
+    const b = libraryRun([{ name: "money", rescued: 0, harmed: 0, bothPass: 13, bothFail: 1 }], { model: "model-b", file: "/runs/b.jsonl" });
+    const view = buildReportView([a, b], 0.05);
+    const rowA = view.skills.find((s) => s.model === "model-a" && s.name === "money");
+    assert.equal(rowA?.flag, "harmful", JSON.stringify(view.skills.map((s) => [s.model, s.name, s.flag])));
+    const banners = view.notes.filter((n) => /too few discordant/i.test(n));
+    assert.deepEqual(banners, ["model-b: too few discordant pairs where retrieved: none of its results could reach significance at this size."]);
+  });
+
+  it("one model with too few discordant pairs: the banner as before, and no row of it is significant", () => {
+    const view = buildReportView([libraryRun([{ name: "money", rescued: 1, harmed: 1, bothPass: 6, bothFail: 0 }], { model: "model-a" })], 0.05);
+    assert.deepEqual(view.notes.filter((n) => /too few discordant/i.test(n)), ["Too few discordant pairs where retrieved: no result could reach significance at this size."]);
+    assert.ok(view.skills.every((s) => s.flag !== "harmful" && s.flag !== "helpful"));
   });
 });
