@@ -121,13 +121,14 @@ function client(env: CommentEnv) {
       });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`${what}: no answer from ${base.origin} (${cause?.code ?? cause?.message ?? (e as Error).message})`);
+      throw new Error(`${what}: no answer from ${base.origin} (${cause?.code ?? cause?.message ?? (e as Error).message})`, { cause: e });
     }
     const text = await res.text();
     if (!res.ok) {
-      let message = "";
+      let message: string;
       try {
-        message = String((JSON.parse(text) as { message?: unknown }).message ?? "");
+        const m = (JSON.parse(text) as { message?: unknown }).message;
+        message = typeof m === "string" ? m : "";
       } catch {
         message = text.replace(/\s+/g, " ").slice(0, 200);
       }

@@ -3,7 +3,7 @@
  * own steps as a runner would (test/support/github-action.ts: the event payload in GITHUB_EVENT_PATH, GITHUB_REPOSITORY,
  * GITHUB_API_URL, `github.token` as the github-token input's default) against a fake GitHub API over real HTTP
  * (test/support/fake-github.ts): one comment per key, found again by its marker across pages and updated in place; a
- * token that cannot write and a failing API are warnings, never a failed job; the token reaches no output, no file and
+ * token that cannot write and a failing or unreachable API are warnings, never a failed job; the token reaches no output, no file and
  * no other host; a report longer than GitHub's limit is cut with a note.
  */
 import assert from "node:assert/strict";
@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { commentBody, GITHUB_COMMENT_LIMIT, marker } from "../../../src/cli/pr-comment.js";
 import { startFakeGitHub, type FakeGitHub } from "../../support/fake-github.js";
 import { runAction, type RunnerContext } from "../../support/github-action.js";
+import { closedPort } from "../../support/ports.js";
 import { libraryRun, LIBRARY, type SkillOutcomes } from "../../support/report-fixture.js";
 import { repoRoot } from "./harness.js";
 
@@ -102,7 +103,7 @@ describe("action.yml comment: one pull-request comment per report, updated in pl
     assert.deepEqual(filesHolding(ws, TOKEN), [], "the token is written to no file");
   });
 
-  it("a fork's read-only token (403) and a failing API (502) are warnings that say why; the job's result stays the report's", async () => {
+  it("a fork's read-only token (403), a failing API (502), a refused token (401) and no network are warnings that say why; the job's result stays the report's", async () => {
     const ws = workspace();
     gh.failWrites(403);
     try {
@@ -125,6 +126,9 @@ describe("action.yml comment: one pull-request comment per report, updated in pl
     const refused = await report(ws, { "comment-key": "bad-token", "github-token": "ghs_wrong" });
     assert.equal(refused.code, 0);
     assert.match(refused.stdout, /::warning::.*answered 401 \(Bad credentials\): the token was refused/);
+    const offline = await report(ws, {}, { apiUrl: `http://127.0.0.1:${await closedPort()}` });
+    assert.equal(offline.code, 0);
+    assert.match(offline.stdout, /::warning::skill-following: the pull request's comment was not posted: listing the comments of pull request #7: no answer from http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
   });
 
   it("no request at all: on a push event (a notice), with comment: false (the step is skipped), for a report that is not Markdown (a warning)", async () => {
