@@ -1,4 +1,5 @@
-// One build script, four bundles: extension host, CLI, sandbox worker (all node/cjs) and the report webview (browser).
+// One build script: extension host, CLI, sandbox worker, the action's comment step (all node/cjs) and the report
+// webview (browser).
 // Pyodide's runtime files are copied beside the bundle, never bundled (see docs in src/core/sandbox/README.md).
 import * as esbuild from "esbuild";
 import { copyFileSync, existsSync, mkdirSync, rmSync, chmodSync, writeFileSync } from "node:fs";
@@ -31,6 +32,8 @@ const nodeEntries = [
   { in: "src/extension/extension.ts", out: "extension" },
   { in: "src/cli/main.ts", out: "cli" },
   { in: "src/core/sandbox/worker-entry.ts", out: "sandbox-worker" },
+  // The GitHub Action's pull-request comment step (action.yml); not part of the .vsix.
+  { in: "src/cli/pr-comment-main.ts", out: "pr-comment" },
 ].filter((e) => existsSync(path.join(root, e.in)));
 
 function copyPyodide() {

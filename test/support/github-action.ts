@@ -5,7 +5,9 @@
  * `working-directory:`, each `run:` step through `bash --noprofile --norc -eo pipefail` (GitHub's `shell: bash`),
  * with GITHUB_ACTION_PATH, GITHUB_WORKSPACE, GITHUB_OUTPUT (a file per step, read back into `steps.<id>.outputs`)
  * and GITHUB_STEP_SUMMARY. Steps that `uses:` another action (setup-node, upload-sarif, upload-artifact) are
- * GitHub's own and are only recorded.
+ * GitHub's own and are only recorded. `runner` gives the rest of what a runner sets for a job: the event (its name, and
+ * its payload in the file GITHUB_EVENT_PATH names), the repository, the API's and the server's URLs, the run and job,
+ * and `github.token` (only in expressions, as on GitHub: never in the environment unless an input passes it).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -74,6 +76,7 @@ export function evaluate(expr: string, ctx: Context): Value {
     if (t === "always()") return true;
     if (t === "success()") return !ctx.failed;
     if (t === "failure()") return ctx.failed;
+    if (t === "cancelled()") return false;
     return lookup(t);
   };
   const comparison = (): Value => {
@@ -112,22 +115,52 @@ const expand = (text: string, ctx: Context) => text.replace(/\$\{\{\s*([\s\S]*?)
 
 function condition(step: ActionStep, ctx: Context): boolean {
   const raw = (step.if ?? "").trim().replace(/^\$\{\{\s*([\s\S]*?)\s*\}\}$/, "$1");
-  const value = raw === "" ? !ctx.failed : /\b(always|failure|success)\(\)/.test(raw) ? evaluate(raw, ctx) : !ctx.failed && evaluate(raw, ctx);
+  const value = raw === "" ? !ctx.failed : /\b(always|failure|success|cancelled)\(\)/.test(raw) ? evaluate(raw, ctx) : !ctx.failed && evaluate(raw, ctx);
   return value !== "" && value !== false;
+}
+
+/** What the runner knows about the job besides the workspace (GitHub's default environment and `github` context). */
+export interface RunnerContext {
+  token?: string;
+  eventName?: string;
+  /** The webhook payload, written to the file GITHUB_EVENT_PATH names. */
+  event?: unknown;
+  repository?: string;
+  apiUrl?: string;
+  serverUrl?: string;
+  runId?: string;
+  workflow?: string;
+  job?: string;
 }
 
 /**
  * Runs the action in `workspace` with `with` as its inputs. `env` is the calling step's environment (its `env:` and
  * whatever else the job has, e.g. PATH); GITHUB_STEP_SUMMARY is the job's summary file, shared by its steps.
  */
-export async function runAction(actionDir: string, withInputs: Record<string, string>, opts: { workspace: string; env: Record<string, string>; summary: string }): Promise<ActionRun> {
+export async function runAction(actionDir: string, withInputs: Record<string, string>, opts: { workspace: string; env: Record<string, string>; summary: string; runner?: RunnerContext }): Promise<ActionRun> {
   const action = parse(readFileSync(path.join(actionDir, "action.yml"), "utf8")) as ActionFile;
   const given = Object.keys(withInputs).filter((k) => !(k in action.inputs));
   if (given.length > 0) throw new Error(`action.yml has no input ${given.join(", ")}`);
-  const inputs = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, withInputs[k] ?? v.default ?? ""]));
-  const ctx: Context = { inputs, steps: {}, github: { action_path: actionDir, workspace: opts.workspace }, failed: false };
-  const out: ActionRun = { code: 0, outputs: {}, steps: [], stdout: "", stderr: "" };
   const tmp = mkdtempSync(path.join(os.tmpdir(), "sf-action-run-"));
+  const runner = opts.runner ?? {};
+  const runnerEnv: Record<string, string> = {};
+  const set = (name: string, value: string | undefined) => value !== undefined && (runnerEnv[name] = value);
+  set("GITHUB_EVENT_NAME", runner.eventName);
+  set("GITHUB_REPOSITORY", runner.repository);
+  set("GITHUB_API_URL", runner.apiUrl);
+  set("GITHUB_SERVER_URL", runner.serverUrl);
+  set("GITHUB_RUN_ID", runner.runId);
+  set("GITHUB_WORKFLOW", runner.workflow);
+  set("GITHUB_JOB", runner.job);
+  if (runner.event !== undefined) {
+    runnerEnv.GITHUB_EVENT_PATH = path.join(tmp, "event.json");
+    writeFileSync(runnerEnv.GITHUB_EVENT_PATH, JSON.stringify(runner.event));
+  }
+  const github: Record<string, string> = { action_path: actionDir, workspace: opts.workspace, token: runner.token ?? "", event_name: runner.eventName ?? "", repository: runner.repository ?? "" };
+  const ctx: Context = { inputs: {}, steps: {}, github, failed: false };
+  // Defaults are expressions too (github-token: ${{ github.token }}).
+  ctx.inputs = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, withInputs[k] ?? expand(v.default ?? "", ctx)]));
+  const out: ActionRun = { code: 0, outputs: {}, steps: [], stdout: "", stderr: "" };
   for (const [n, step] of action.runs.steps.entries()) {
     const label = step.id ?? step.name ?? step.uses ?? String(n);
     if (!condition(step, ctx)) {
@@ -141,7 +174,7 @@ export async function runAction(actionDir: string, withInputs: Record<string, st
     const outputFile = path.join(tmp, `output-${n}`);
     writeFileSync(outputFile, "");
     const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(String(v), ctx)]));
-    const env = { ...opts.env, ...stepEnv, GITHUB_ACTIONS: "true", GITHUB_ACTION_PATH: actionDir, GITHUB_WORKSPACE: opts.workspace, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: opts.summary };
+    const env = { ...opts.env, ...runnerEnv, ...stepEnv, GITHUB_ACTIONS: "true", GITHUB_ACTION_PATH: actionDir, GITHUB_WORKSPACE: opts.workspace, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: opts.summary };
     const cwd = step["working-directory"] ? expand(step["working-directory"], ctx) : opts.workspace;
     if (step.shell !== "bash") throw new Error(`step ${label}: only shell: bash is modelled`);
     const r = await spawnCollect("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run ?? ""], { cwd, env });

@@ -16,6 +16,7 @@ import { writeLintLibrary } from "./lint-library.js";
 
 interface Step {
   id?: string;
+  name?: string;
   uses?: string;
   run?: string;
   with?: Record<string, string>;
@@ -43,6 +44,14 @@ describe("action.yml", () => {
     assert.ok(!/npm (i|install) -g|npx skill-following/.test(readFileSync(path.join(repoRoot, "action.yml"), "utf8")), "no global install from the registry");
     const upload = action.runs.steps.find((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
     assert.equal(upload?.with?.sarif_file, "${{ inputs.sarif }}");
+  });
+
+  it("the github-token input reaches one step, the pull-request comment, and only through its env", () => {
+    const withToken = action.runs.steps.filter((s) => JSON.stringify(s).includes("inputs.github-token"));
+    assert.deepEqual(withToken.map((s) => s.name), ["Comment on the pull request"]);
+    assert.deepEqual(Object.entries(withToken[0]!.env ?? {}).filter(([, v]) => v.includes("github-token")), [["INPUT_GITHUB_TOKEN", "${{ inputs.github-token }}"]]);
+    assert.doesNotMatch(withToken[0]!.run!, /INPUT_GITHUB_TOKEN|echo .*token/i, "the script never names the token: dist/pr-comment.js reads it");
+    assert.equal(action.inputs["github-token"]!.default, "${{ github.token }}");
   });
 
   it("the lint step: findings in the log, a valid SARIF file, exit-code=1 as an output (the step itself passes)", async () => {
@@ -77,7 +86,7 @@ describe("action.yml", () => {
     const merge = await runAction(repoRoot, { command: "merge", runs: "runs/*.jsonl", out: "merged.jsonl" }, { workspace: ws, env, summary });
     assert.equal(merge.code, 2, merge.stderr);
     assert.equal(merge.outputs["exit-code"], "2");
-    assert.deepEqual(merge.steps.filter((s) => s.status !== "skipped").map((s) => s.step), ["actions/setup-node@v4", "Build the CLI (only when this ref carries no dist/cli.js)", "cli"]);
+    assert.deepEqual(merge.steps.filter((s) => s.status !== "skipped").map((s) => s.step), ["actions/setup-node@v4", "Build the CLI (only when this ref carries no dist/)", "cli"]);
     await assert.rejects(runAction(repoRoot, { comand: "run" }, { workspace: ws, env, summary }), /action.yml has no input comand/);
   });
 });
