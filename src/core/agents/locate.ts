@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync } from "node:fs";
+import { createReadStream, existsSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -26,8 +26,32 @@ export function findPackageDir(name: string, from: string = process.cwd()): stri
   return undefined;
 }
 
-/** sha256 (hex) of a file's bytes, streamed (a harness binary is hundreds of MB). */
+/** Hashes already computed in this process, by path and the file's identity (a changed file is hashed again). */
+const hashed = new Map<string, Promise<string>>();
+
+/**
+ * sha256 (hex) of a file's bytes, streamed (a harness binary is hundreds of MB). Computed once per process for an
+ * unchanged file (same device, inode, size and modification time): the CLI locates the harness before it resolves
+ * the model, and the evaluation locates it again.
+ */
 export function sha256File(file: string): Promise<string> {
+  let identity: string;
+  try {
+    const st = statSync(file);
+    identity = `${file}\u0000${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return hashFile(file);
+  }
+  let p = hashed.get(identity);
+  if (!p) {
+    p = hashFile(file);
+    hashed.set(identity, p);
+    p.catch(() => hashed.delete(identity));
+  }
+  return p;
+}
+
+function hashFile(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const hash = createHash("sha256");
     createReadStream(file)

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bwrapWorks, findBwrap } from "../agents/confine.js";
-import { harnessAdapter } from "../agents/registry.js";
-import { HarnessError, type HarnessConfinement, type HarnessInfo, type HarnessSession } from "../agents/types.js";
+import { builtHarnesses, harnessAdapter } from "../agents/registry.js";
+import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessConfinement, type HarnessId, type HarnessInfo, type HarnessSession } from "../agents/types.js";
 import { InputError, ModelConfigError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { RunSettings } from "../settings.js";
@@ -25,6 +25,26 @@ export function chooseConfinement(unavailable: string | undefined, allowUnconfin
 }
 
 /**
+ * The adapter and the installed binary of a harness agent, or a clear error naming the fix: an agent without an
+ * adapter in this version, or a harness that is not installed (bad input: exit 2 in the CLI, before any model call).
+ * The CLI calls it first, so a missing harness is reported before task downloads and model lookups.
+ */
+export async function locateHarness(agent: HarnessId): Promise<{ adapter: HarnessAdapter; binary: HarnessBinary }> {
+  let adapter: HarnessAdapter;
+  try {
+    adapter = harnessAdapter(agent);
+  } catch (err) {
+    throw new InputError(err instanceof Error ? err.message : String(err), { hint: `Choose builtin or a harness this version runs (${builtHarnesses().join(", ")}).`, hintIds: ["agent"] });
+  }
+  try {
+    return { adapter, binary: await adapter.locate() };
+  } catch (err) {
+    if (!(err instanceof HarnessError)) throw err;
+    throw new InputError(err.message, { hint: "Install the harness with npm in this project (or beside this program), or choose another agent.", hintIds: ["agent"], cause: err });
+  }
+}
+
+/**
  * Everything a harness evaluation shares: the adapter, the installed binary (version and sha256 for the header and
  * the cache), the confinement (bubblewrap, or unconfined only when the user allowed it), and a private folder for
  * the runs' workspaces, removed by `dispose`.
@@ -34,13 +54,7 @@ export async function prepareHarness(settings: RunSettings, batch: boolean, logg
   if (batch) {
     throw new ModelConfigError("A harness agent asks the model one turn at a time as it works; it cannot wait for batch rounds.", { hint: "Turn batch mode off, or use the built-in agent.", hintIds: ["batch", "agent"] });
   }
-  let adapter;
-  try {
-    adapter = harnessAdapter(settings.agent);
-  } catch (err) {
-    throw new InputError(err instanceof Error ? err.message : String(err), { hintIds: ["agent"] });
-  }
-  const binary = await adapter.locate();
+  const { adapter, binary } = await locateHarness(settings.agent);
   const bwrap = process.platform === "linux" ? findBwrap() : undefined;
   const confinement = chooseConfinement(bwrap === undefined ? "bubblewrap is not installed" : bwrapWorks(bwrap) ? undefined : "bubblewrap is installed but cannot create namespaces", settings.agentUnconfined);
   const confined = confinement === "bwrap";
