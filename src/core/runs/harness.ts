@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { bwrapWorks, findBwrap } from "../agents/confine.js";
+import { createWorkRoot, sweepOrphanedWorkRoots } from "../agents/workroot.js";
 import { builtHarnesses, harnessAdapter } from "../agents/registry.js";
 import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessConfinement, type HarnessId, type HarnessInfo, type HarnessSession } from "../agents/types.js";
 import { InputError, ModelConfigError } from "../errors.js";
@@ -69,7 +69,9 @@ export async function prepareHarness(settings: RunSettings, batch: boolean, logg
     confinement,
     settings: adapter.settings(),
   };
-  const workRoot = mkdtempSync(path.join(os.tmpdir(), `skill-following-${adapter.id}-`));
+  // Folders of evaluations killed with SIGKILL (they could not clean up) go first; a running one's are kept.
+  sweepOrphanedWorkRoots(os.tmpdir(), logger);
+  const workRoot = createWorkRoot(adapter.id);
   return {
     info,
     session: { adapter, binary, confinement: info.confinement, workRoot, timeoutMs: HARNESS_TIMEOUT_MS_PER_TURN * settings.maxTurns, logger },
