@@ -29,7 +29,7 @@ export function chooseConfinement(unavailable: string | undefined, allowUnconfin
  * adapter in this version, or a harness that is not installed (bad input: exit 2 in the CLI, before any model call).
  * The CLI calls it first, so a missing harness is reported before task downloads and model lookups.
  */
-export async function locateHarness(agent: HarnessId): Promise<{ adapter: HarnessAdapter; binary: HarnessBinary }> {
+export async function locateHarness(agent: HarnessId, searchFolders?: readonly string[]): Promise<{ adapter: HarnessAdapter; binary: HarnessBinary }> {
   let adapter: HarnessAdapter;
   try {
     adapter = harnessAdapter(agent);
@@ -37,7 +37,7 @@ export async function locateHarness(agent: HarnessId): Promise<{ adapter: Harnes
     throw new InputError(err instanceof Error ? err.message : String(err), { hint: `Choose builtin or a harness this version runs (${builtHarnesses().join(", ")}).`, hintIds: ["agent"] });
   }
   try {
-    return { adapter, binary: await adapter.locate() };
+    return { adapter, binary: await adapter.locate(searchFolders?.length ? { from: searchFolders } : {}) };
   } catch (err) {
     if (!(err instanceof HarnessError)) throw err;
     throw new InputError(err.message, { hint: "Install the harness with npm in this project (or beside this program), or choose another agent.", hintIds: ["agent"], cause: err });
@@ -49,12 +49,12 @@ export async function locateHarness(agent: HarnessId): Promise<{ adapter: Harnes
  * the cache), the confinement (bubblewrap, or unconfined only when the user allowed it), and a private folder for
  * the runs' workspaces, removed by `dispose`.
  */
-export async function prepareHarness(settings: RunSettings, batch: boolean, logger: Logger): Promise<{ info: HarnessInfo; session: Omit<HarnessSession, "fixedDate">; dispose(): void }> {
+export async function prepareHarness(settings: RunSettings, batch: boolean, logger: Logger, searchFolders?: readonly string[]): Promise<{ info: HarnessInfo; session: Omit<HarnessSession, "fixedDate">; dispose(): void }> {
   if (settings.agent === "builtin") throw new Error("prepareHarness: the built-in loop has no harness");
   if (batch) {
     throw new ModelConfigError("A harness agent asks the model one turn at a time as it works; it cannot wait for batch rounds.", { hint: "Turn batch mode off, or use the built-in agent.", hintIds: ["batch", "agent"] });
   }
-  const { adapter, binary } = await locateHarness(settings.agent);
+  const { adapter, binary } = await locateHarness(settings.agent, searchFolders);
   const bwrap = process.platform === "linux" ? findBwrap() : undefined;
   const confinement = chooseConfinement(bwrap === undefined ? "bubblewrap is not installed" : bwrapWorks(bwrap) ? undefined : "bubblewrap is installed but cannot create namespaces", settings.agentUnconfined);
   const confined = confinement === "bwrap";

@@ -24,7 +24,8 @@ function runCopiedCli(root: string, args: string[], baseUrl: string): Promise<{ 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), TMPDIR: root, OPENAI_API_KEY: "k", OPENAI_BASE_URL: baseUrl },
+      // No node_modules/.bin (npm test puts it on PATH): the harness must not be found through its command either.
+      env: { PATH: [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter), HOME: path.join(root, "home"), TMPDIR: root, OPENAI_API_KEY: "k", OPENAI_BASE_URL: baseUrl },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";
@@ -81,7 +82,7 @@ describe("the agent on the command line", { timeout: 300_000 }, () => {
         server.reset();
         const r = await runCopiedCli(root, ["run", "--agent", agent, "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "m"], server.url);
         assert.equal(r.code, 2, r.stderr);
-        assert.match(r.stderr, new RegExp(`error: ${name} is not installed: no ${pkg.replace("/", "\\/")} package found above ${root.replace(/[/.]/g, "\\$&")} or beside this program; install it with npm \\(npm install ${pkg.replace("/", "\\/")}\\)`));
+        assert.match(r.stderr, new RegExp(`error: ${name} is not installed: no ${pkg.replace("/", "\\/")} package found above ${root.replace(/[/.]/g, "\\$&")}, beside this program or on PATH; install it with npm \\(npm install ${pkg.replace("/", "\\/")}\\)`));
         assert.match(r.stderr, /hint: Install the harness with npm in this project \(or beside this program\), or choose another agent\. \(--agent /);
         assert.equal(server.requests.length, 0, "refused before the model was asked");
       } finally {
