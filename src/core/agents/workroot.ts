@@ -2,11 +2,11 @@
  * The private folder of a harness evaluation (each run's workspace, HOME and proxy socket are made in it), and the
  * sweep of folders that evaluations killed with SIGKILL left behind.
  *
- * The folder is `<tmp>/skill-following-<agent>-<pid>-XXXXXX` and holds a file `owner` with the pid and the process's
- * start time (Linux: field 22 of /proc/<pid>/stat), so a later evaluation can tell that its owner is dead, even when the
+ * The folder is `<tmp>/skill-following-<agent>-<pid>-XXXXXX` and holds a file `owner` with the pid, the process's
+ * start time (Linux: field 22 of /proc/<pid>/stat) and its PID namespace, so a later evaluation can tell that its owner is dead, even when the
  * pid has been reused since. A folder whose owner is alive (another evaluation running now) is never touched.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AgentIdSchema } from "../../shared/vocabulary/index.js";
@@ -36,15 +36,30 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Whether the evaluation that made a work root is gone: its pid is dead, or now names a process started later. */
-export function ownerIsDead(dir: string, pid: number): boolean {
-  if (!alive(pid)) return true;
-  let recorded: string | undefined;
+/** This process's PID namespace (Linux: `pid:[inode]`), or "" where /proc cannot tell. */
+function pidNamespace(): string {
   try {
-    recorded = readFileSync(path.join(dir, OWNER_FILE), "utf8").trim().split(" ")[1];
+    return readlinkSync("/proc/self/ns/pid");
   } catch {
-    return false;
+    return "";
   }
+}
+
+/**
+ * Whether the evaluation that made a work root is gone: its pid is dead, or now names a process started later. A
+ * root made in another PID namespace (another container sharing this temporary folder) is never judged: its pid
+ * means nothing here.
+ */
+export function ownerIsDead(dir: string, pid: number): boolean {
+  let owner: string[] | undefined;
+  try {
+    owner = readFileSync(path.join(dir, OWNER_FILE), "utf8").trim().split(" ");
+  } catch {
+    owner = undefined;
+  }
+  if (owner && (owner[2] ?? "") !== pidNamespace()) return false;
+  if (!alive(pid)) return true;
+  const recorded = owner?.[1];
   const now = startTime(pid);
   return recorded !== undefined && recorded !== "" && now !== undefined && now !== recorded;
 }
@@ -52,7 +67,7 @@ export function ownerIsDead(dir: string, pid: number): boolean {
 /** Makes this evaluation's work root, with its owner file. */
 export function createWorkRoot(agent: string, tmp: string = os.tmpdir()): string {
   const dir = mkdtempSync(path.join(tmp, `skill-following-${agent}-${process.pid}-`));
-  writeFileSync(path.join(dir, OWNER_FILE), `${process.pid} ${startTime(process.pid) ?? ""}\n`);
+  writeFileSync(path.join(dir, OWNER_FILE), `${process.pid} ${startTime(process.pid) ?? ""} ${pidNamespace()}\n`);
   return dir;
 }
 

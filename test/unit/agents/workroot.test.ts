@@ -1,10 +1,11 @@
 /**
  * The sweep of harness work roots: a folder whose owner process is dead, or whose pid now names a process started
- * later, is removed; a running evaluation's folder, and anything not named as a work root, is kept.
+ * later, is removed; a running evaluation's folder, one made in another PID namespace, and anything not named as a
+ * work root, is kept.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -34,9 +35,12 @@ describe("sweeping the work roots of killed harness evaluations", () => {
 
   it("removes a dead owner's folder and a reused pid's; keeps a live owner's, its own and others'", async () => {
     const dead = root("claude-code", await deadPid());
-    const deadCodex = root("codex", await deadPid(), "1 123\n");
+    const ns = readlinkSync("/proc/self/ns/pid");
+    const deadCodex = root("codex", await deadPid(), `1 123 ${ns}\n`);
     // The pid is alive but belongs to a process started at another time: the owner is gone.
-    const reused = root("codex", live.pid!, `${live.pid} 1\n`);
+    const reused = root("codex", live.pid!, `${live.pid} 1 ${ns}\n`);
+    // Made in another PID namespace (another container sharing the folder): its pid means nothing here, kept.
+    const foreign = root("codex", await deadPid(), "1 123 pid:[1]\n");
     // A live owner without an owner file (or with the right start time) is kept.
     const running = root("claude-code", live.pid!);
     const mine = createWorkRoot("codex", tmp);
@@ -45,8 +49,9 @@ describe("sweeping the work roots of killed harness evaluations", () => {
     const removed = sweepOrphanedWorkRoots(tmp).sort();
     assert.deepEqual(removed, [dead, deadCodex, reused].sort());
     for (const d of [dead, deadCodex, reused]) assert.ok(!existsSync(d));
-    for (const d of [running, mine, other]) assert.ok(existsSync(d), `${d} is kept`);
-    const [pid, started] = readFileSync(path.join(mine, "owner"), "utf8").trim().split(" ");
+    for (const d of [running, mine, other, foreign]) assert.ok(existsSync(d), `${d} is kept`);
+    const [pid, started, namespace] = readFileSync(path.join(mine, "owner"), "utf8").trim().split(" ");
+    assert.equal(namespace, ns);
     assert.equal(Number(pid), process.pid);
     assert.match(started!, /^\d+$/, "the owner's start time is recorded (Linux)");
   });
