@@ -18,6 +18,7 @@ import type { LocalModelClient } from "../core/models/local/client.js";
 import { ModelDownloadError } from "../core/models/local/download.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { evaluate } from "../core/runs/evaluate.js";
+import { locateHarness } from "../core/runs/harness.js";
 import { readRunSummaries } from "../core/runs/store.js";
 import { assertShardable, parseShardSpec } from "../core/runs/shard.js";
 import { scanSkills } from "../core/skills/index.js";
@@ -91,6 +92,8 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const shard = values.shard === undefined ? undefined : parseShardSpec(values.shard);
   // Refused before any download or model lookup: the combination can never run.
   assertShardable(settings.stopWhen, shard);
+  // A harness agent that has no adapter or is not installed is refused before any download or model lookup.
+  if (settings.agent !== "builtin") await locateHarness(settings.agent);
 
   for (const p of skillPaths) if (!existsSync(p)) throw new InputError(`--skills ${p}: no such file or folder`);
   const scan = await scanSkills(skillPaths.map((p) => path.resolve(p)));

@@ -17,6 +17,8 @@ export const COMMANDS = {
   tryExample: { id: "skillFollowing.tryExample", title: "Try the Example", palette: true },
   /** Where model calls go: an OpenAI key, Ollama, LM Studio, another OpenAI-compatible URL or a VS Code model. */
   chooseEndpoint: { id: "skillFollowing.chooseEndpoint", title: "Choose Model Endpoint…", palette: true },
+  /** Issue 25: the agent that runs the tasks: the built-in loop or a real harness (Codex CLI, Claude Code) found here. */
+  chooseAgent: { id: "skillFollowing.chooseAgent", title: "Choose Agent…", palette: true },
   /** The Skill Following view: delete one run file (with its ablation files). */
   deleteRun: { id: "skillFollowing.deleteRun", title: "Delete Run", palette: false },
   /** Delete every run file but the latest of each skill, task set and model. */

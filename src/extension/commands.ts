@@ -11,6 +11,7 @@ import { pickModels, pickTaskSet, rememberTaskSet } from "./pickers.js";
 import type { Services } from "./services.js";
 import { openTaskComparison } from "./transcripts.js";
 import { findWhatHarms, removeSectionAndReevaluate } from "./ablation.js";
+import { chooseAgent } from "./agent-picker.js";
 import { chooseEndpoint, resumePendingEndpoint, tryExample } from "./first-run.js";
 import { modelOrdinal } from "../shared/progress.js";
 import { deleteOldRuns, deleteRun } from "./results-tree.js";
@@ -182,6 +183,7 @@ export const COMMAND_HANDLERS: Record<CommandKey, Handler> = {
   showLog: async (svc) => svc.logger.show(),
   tryExample: (svc, opts) => tryExample(svc, opts ?? {}),
   chooseEndpoint: (svc, choice) => chooseEndpoint(svc, choice),
+  chooseAgent: (svc, choice) => chooseAgent(svc, choice),
   chooseTaskSet: (svc) => pickTaskSet(svc),
   deleteRun: (svc, node, confirmed) => deleteRun(svc, node, confirmed === true),
   deleteOldRuns: (svc, confirmed) => deleteOldRuns(svc, confirmed === true),

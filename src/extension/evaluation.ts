@@ -111,6 +111,7 @@ export class EvaluationRunner implements vscode.Disposable {
               runFile: request.runFile,
               resume: request.resume,
               logger: this.logger,
+              harnessSearchFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
               signal: controller.signal,
               onProgress: (p) => {
                 const pct = progressPercent(p);

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import path from "node:path";
 import { COMMANDS, REPORT_VIEW_TYPE } from "./command-ids.js";
+import { createAgentStatus } from "./agent-picker.js";
 import { registerCommands } from "./commands.js";
 import { createConfig } from "./config.js";
 import { SkillDiagnostics, VerdictCodeActions } from "./diagnostics.js";
@@ -80,6 +81,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<SkillFollo
       diagnostics,
       lenses,
       ...registerCommands(svc),
+      createAgentStatus(svc),
       registerTranscripts(runs),
       registerSkillVersions(svc),
       vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),

@@ -22,7 +22,7 @@ import { completeStep } from "./walkthrough.js";
 export const EXAMPLE_SKILL = "round-money-whole-units";
 
 /** Writes a setting where it takes effect: the scope that already sets it, else the user's settings. */
-async function updateSetting(key: string, value: unknown): Promise<void> {
+export async function updateSetting(key: string, value: unknown): Promise<void> {
   const section = vscode.workspace.getConfiguration(CONFIG_SECTION);
   const info = section.inspect(key);
   const target =

@@ -1,3 +1,4 @@
+import { agentLabel } from "./agent-picker.js";
 import * as vscode from "vscode";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -152,8 +153,8 @@ export async function pickModels(svc: Services, many: boolean): Promise<string[]
   }
   if (last) items.sort((a, b) => Number((b.model ?? b.label) === last) - Number((a.model ?? a.label) === last));
   const picked = many
-    ? await vscode.window.showQuickPick(items, { title: "Models to compare", canPickMany: true, ignoreFocusOut: true })
-    : await vscode.window.showQuickPick(items, { title: "Model", placeHolder: cfg.modelProvider === "vscode-lm" ? "VS Code language model" : cfg.baseUrl, ignoreFocusOut: true }).then((p) => (p ? [p] : undefined));
+    ? await vscode.window.showQuickPick(items, { title: cfg.agent === "builtin" ? "Models to compare" : `Models to compare (${agentLabel(cfg.agent)})`, canPickMany: true, ignoreFocusOut: true })
+    : await vscode.window.showQuickPick(items, { title: cfg.agent === "builtin" ? "Model" : `Model (${agentLabel(cfg.agent)})`, placeHolder: cfg.modelProvider === "vscode-lm" ? "VS Code language model" : cfg.baseUrl, ignoreFocusOut: true }).then((p) => (p ? [p] : undefined));
   if (!picked || picked.length === 0) return undefined;
   const out: string[] = [];
   for (const p of picked) {

@@ -5,9 +5,11 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ChatMessage, ChatRequest, ToolCall } from "../models/types.js";
-import { findPackageDir, sha256File } from "./locate.js";
-import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext } from "./types.js";
+import { findHarnessPackage, findPackageDir, sha256File } from "./locate.js";
+import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext, type LocateOptions } from "./types.js";
 
+/** The command the package puts on PATH (a global install is found through it). */
+const COMMAND = "claude";
 const PACKAGE = "@anthropic-ai/claude-code";
 
 /**
@@ -49,9 +51,9 @@ export function claudeCodeAdapter(): HarnessAdapter {
     wireFormat: "anthropic-messages",
     skillsDir: SKILLS_DIR,
 
-    async locate(): Promise<HarnessBinary> {
-      const dir = findPackageDir(PACKAGE);
-      if (!dir) throw new HarnessError(`Claude Code is not installed: no ${PACKAGE} package found above ${process.cwd()} or beside this program; install it with npm (npm install ${PACKAGE})`);
+    async locate(options: LocateOptions = {}): Promise<HarnessBinary> {
+      const dir = findHarnessPackage(PACKAGE, COMMAND, options.from);
+      if (!dir) throw new HarnessError(`Claude Code is not installed: no ${PACKAGE} package found above ${(options.from?.length ? options.from : [process.cwd()]).join(", ")}, beside this program or on PATH; install it with npm (npm install ${PACKAGE})`);
       const version = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version?: string }).version ?? "unknown";
       const exe = process.platform === "win32" ? "claude.exe" : "claude";
       const candidates: string[] = [];
@@ -62,7 +64,7 @@ export function claudeCodeAdapter(): HarnessAdapter {
       candidates.push(path.join(dir, "bin", "claude.exe"));
       const binary = candidates.find((c) => existsSync(c) && statSync(c).size >= MIN_BINARY_BYTES);
       if (!binary) throw new HarnessError(`Claude Code ${version} is installed but its native binary (${platformPackages().join(" or ")}) is missing; reinstall ${PACKAGE} with npm, with optional dependencies`);
-      return { path: binary, version, sha256: await sha256File(binary), package: PACKAGE };
+      return { path: binary, version, sha256: options.hash === false ? "" : await sha256File(binary), package: PACKAGE };
     },
 
     // Everything is passed on the command line and in the environment; the HOME starts empty (Claude Code writes

@@ -5,9 +5,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { ChatMessage, ChatRequest, ToolCall } from "../models/types.js";
-import { findPackageDir, sha256File } from "./locate.js";
-import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext } from "./types.js";
+import { findHarnessPackage, findPackageDir, sha256File } from "./locate.js";
+import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext, type LocateOptions } from "./types.js";
 
+/** The command the package puts on PATH (a global install is found through it). */
+const COMMAND = "codex";
 const PACKAGE = "@openai/codex";
 
 /** Rust target triple → the platform package that ships the binary (as `@openai/codex/bin/codex.js` resolves it). */
@@ -50,9 +52,9 @@ export function codexAdapter(): HarnessAdapter {
     wireFormat: "openai-responses",
     skillsDir: ".agents/skills",
 
-    async locate(): Promise<HarnessBinary> {
-      const dir = findPackageDir(PACKAGE);
-      if (!dir) throw new HarnessError(`Codex CLI is not installed: no ${PACKAGE} package found above ${process.cwd()} or beside this program; install it with npm (npm install ${PACKAGE})`);
+    async locate(options: LocateOptions = {}): Promise<HarnessBinary> {
+      const dir = findHarnessPackage(PACKAGE, COMMAND, options.from);
+      if (!dir) throw new HarnessError(`Codex CLI is not installed: no ${PACKAGE} package found above ${(options.from?.length ? options.from : [process.cwd()]).join(", ")}, beside this program or on PATH; install it with npm (npm install ${PACKAGE})`);
       const version = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version?: string }).version ?? "unknown";
       const platform = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
       if (!platform) throw new HarnessError(`Codex CLI has no native binary for ${process.platform}-${process.arch}`);
@@ -61,7 +63,7 @@ export function codexAdapter(): HarnessAdapter {
       if (platformDir) candidates.unshift(path.join(platformDir, "vendor", platform.triple, "bin", "codex"));
       const binary = candidates.find((c) => existsSync(c));
       if (!binary) throw new HarnessError(`Codex CLI ${version} is installed but its native binary (${platform.pkg}) is missing; reinstall ${PACKAGE} with npm`);
-      return { path: binary, version, sha256: await sha256File(binary), package: PACKAGE };
+      return { path: binary, version, sha256: options.hash === false ? "" : await sha256File(binary), package: PACKAGE };
     },
 
     homeFiles(ctx: LaunchContext): Record<string, string> {

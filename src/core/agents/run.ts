@@ -5,17 +5,16 @@
  */
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { extractAnswer, replyOverCap } from "../agent/extract.js";
-import { userPrompt } from "../agent/prompts.js";
+import { replyOverCap } from "../agent/extract.js";
 import type { ToolCallRecord } from "../agent/types.js";
 import { CancelledError } from "../errors.js";
 import type { ChatMessage, ChatRequest } from "../models/types.js";
 import { recordedArguments } from "../retrieval/tool-args.js";
 import { killTree } from "../sandbox/job.js";
 import type { Skill } from "../skills/types.js";
-import type { Task } from "../tasks/schema.js";
+import { harnessAnswer, harnessPrompt } from "./answer.js";
 import { bwrapArgv, findBwrap, FORWARD_PORT, FORWARDER_SOURCE, SANDBOX_HOME, SANDBOX_WORKSPACE } from "./confine.js";
 import { RetrievalTracker, type InstalledSkill } from "./evidence.js";
 import { wireFormat } from "./proxy/formats.js";
@@ -24,9 +23,6 @@ import { harnessCacheScope, HarnessError, type HarnessEvent, type HarnessRunInpu
 
 /** The date in the form of a harness request the response cache keys on (normalizeRequest's date, any day). */
 const CACHE_KEY_DATE = "0000-00-00";
-
-/** The file a code task's answer may be written to in the workspace (graded when the final message has no code). */
-export const SOLUTION_FILE = "solution.py";
 const PATH = "/usr/local/bin:/usr/bin:/bin";
 /** Output kept of the harness's stderr, for the error of a failed run. */
 const STDERR_TAIL = 4000;
@@ -105,7 +101,7 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     proxyUrl: `${confined ? `http://127.0.0.1:${FORWARD_PORT}` : proxy.url!}/v1`,
     dummyKey,
     model: input.model,
-    prompt: userPrompt(input.task),
+    prompt: harnessPrompt(input.task),
     params: input.params,
     maxTurns: input.maxTurns,
   };
@@ -172,7 +168,7 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     const messages = events.filter((e): e is Extract<HarnessEvent, { kind: "message" }> => e.kind === "message");
     const lastModelText = [...proxy.exchanges].reverse().find((e) => e.response?.content)?.response?.content ?? null;
     result.finalText = messages.length ? messages[messages.length - 1]!.text : lastModelText;
-    result.answer = answerOf(input.task, result.finalText, workspace);
+    result.answer = harnessAnswer(input.task, result.finalText, workspace);
 
     const errors: string[] = [];
     if (proxy.turnLimitHit) errors.push(`turn limit reached: ${input.maxTurns} model turns without a final answer`);
@@ -186,15 +182,6 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     await proxy.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The graded answer: a skill eval's whole reply; a code task's code from the reply, else the workspace's solution.py. */
-function answerOf(task: Task, text: string | null, workspace: string): string | null {
-  if (task.kind === "skill-eval") return text === null || text.trim() === "" ? null : text;
-  const answer = extractAnswer(task, text);
-  if (answer !== null || task.kind !== "python-function") return answer;
-  const file = path.join(workspace, SOLUTION_FILE);
-  return existsSync(file) ? readFileSync(file, "utf8") : null;
 }
 
 interface Outcome {

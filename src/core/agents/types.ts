@@ -87,6 +87,13 @@ export interface HarnessBinary {
   package: string;
 }
 
+export interface LocateOptions {
+  /** Folders to look for `node_modules/<package>` in (and above); default: the working folder. */
+  from?: readonly string[];
+  /** Whether to compute the binary's sha256 (default true; the run header and the cache need it). */
+  hash?: boolean;
+}
+
 /** What a launch needs; paths are as the harness sees them (inside the sandbox they are fixed paths). */
 export interface LaunchContext {
   binary: HarnessBinary;
@@ -127,8 +134,12 @@ export interface HarnessAdapter {
   readonly wireFormat: WireFormatId;
   /** Project-level skills folder relative to the workspace; the enabled condition installs `<skillsDir>/<name>/SKILL.md`. */
   readonly skillsDir: string;
-  /** Finds the installed harness (path, version, sha256). Throws HarnessError with a fix when it is not installed. */
-  locate(): Promise<HarnessBinary>;
+  /**
+   * Finds the installed harness (path, version, sha256): its npm package under `options.from` (default: the working
+   * folder) or above, beside this program, or its command on PATH. `hash: false` skips the sha256 (empty), for a
+   * listing. Throws HarnessError with a fix when it is not installed.
+   */
+  locate(options?: LocateOptions): Promise<HarnessBinary>;
   /** Files of the private HOME (paths relative to HOME): the config that points the harness at the proxy. */
   homeFiles(ctx: LaunchContext): Record<string, string>;
   /**

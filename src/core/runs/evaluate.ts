@@ -53,6 +53,8 @@ export interface EvaluationDeps {
    * readRunSummaries), so memory does not grow with the number of runs. Default true.
    */
   keepRecords?: boolean;
+  /** A harness agent's npm package is looked for under these folders first (default: the working folder); VS Code passes the workspace's. */
+  harnessSearchFolders?: readonly string[];
 }
 
 export interface EvaluationResult {
@@ -90,7 +92,7 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
       hintIds: ["batch", "modelProvider"],
     });
   }
-  const harness = settings.agent === "builtin" ? undefined : await prepareHarness(settings, gate !== undefined, logger);
+  const harness = settings.agent === "builtin" ? undefined : await prepareHarness(settings, gate !== undefined, logger, deps.harnessSearchFolders);
   let run: OpenedRun;
   try {
     run = await openRun(settings, { ...deps, batch: gate !== undefined, ...(harness ? { agent: harness.info } : {}) }, logger);

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { bwrapWorks, findBwrap } from "../agents/confine.js";
-import { harnessAdapter } from "../agents/registry.js";
-import { HarnessError, type HarnessConfinement, type HarnessInfo, type HarnessSession } from "../agents/types.js";
+import { createWorkRoot, sweepOrphanedWorkRoots } from "../agents/workroot.js";
+import { builtHarnesses, harnessAdapter } from "../agents/registry.js";
+import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessConfinement, type HarnessId, type HarnessInfo, type HarnessSession } from "../agents/types.js";
 import { InputError, ModelConfigError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { RunSettings } from "../settings.js";
@@ -25,22 +25,36 @@ export function chooseConfinement(unavailable: string | undefined, allowUnconfin
 }
 
 /**
+ * The adapter and the installed binary of a harness agent, or a clear error naming the fix: an agent without an
+ * adapter in this version, or a harness that is not installed (bad input: exit 2 in the CLI, before any model call).
+ * The CLI calls it first, so a missing harness is reported before task downloads and model lookups.
+ */
+export async function locateHarness(agent: HarnessId, searchFolders?: readonly string[]): Promise<{ adapter: HarnessAdapter; binary: HarnessBinary }> {
+  let adapter: HarnessAdapter;
+  try {
+    adapter = harnessAdapter(agent);
+  } catch (err) {
+    throw new InputError(err instanceof Error ? err.message : String(err), { hint: `Choose builtin or a harness this version runs (${builtHarnesses().join(", ")}).`, hintIds: ["agent"] });
+  }
+  try {
+    return { adapter, binary: await adapter.locate(searchFolders?.length ? { from: searchFolders } : {}) };
+  } catch (err) {
+    if (!(err instanceof HarnessError)) throw err;
+    throw new InputError(err.message, { hint: "Install the harness with npm in this project (or beside this program), or choose another agent.", hintIds: ["agent"], cause: err });
+  }
+}
+
+/**
  * Everything a harness evaluation shares: the adapter, the installed binary (version and sha256 for the header and
  * the cache), the confinement (bubblewrap, or unconfined only when the user allowed it), and a private folder for
  * the runs' workspaces, removed by `dispose`.
  */
-export async function prepareHarness(settings: RunSettings, batch: boolean, logger: Logger): Promise<{ info: HarnessInfo; session: Omit<HarnessSession, "fixedDate">; dispose(): void }> {
+export async function prepareHarness(settings: RunSettings, batch: boolean, logger: Logger, searchFolders?: readonly string[]): Promise<{ info: HarnessInfo; session: Omit<HarnessSession, "fixedDate">; dispose(): void }> {
   if (settings.agent === "builtin") throw new Error("prepareHarness: the built-in loop has no harness");
   if (batch) {
     throw new ModelConfigError("A harness agent asks the model one turn at a time as it works; it cannot wait for batch rounds.", { hint: "Turn batch mode off, or use the built-in agent.", hintIds: ["batch", "agent"] });
   }
-  let adapter;
-  try {
-    adapter = harnessAdapter(settings.agent);
-  } catch (err) {
-    throw new InputError(err instanceof Error ? err.message : String(err), { hintIds: ["agent"] });
-  }
-  const binary = await adapter.locate();
+  const { adapter, binary } = await locateHarness(settings.agent, searchFolders);
   const bwrap = process.platform === "linux" ? findBwrap() : undefined;
   const confinement = chooseConfinement(bwrap === undefined ? "bubblewrap is not installed" : bwrapWorks(bwrap) ? undefined : "bubblewrap is installed but cannot create namespaces", settings.agentUnconfined);
   const confined = confinement === "bwrap";
@@ -55,7 +69,9 @@ export async function prepareHarness(settings: RunSettings, batch: boolean, logg
     confinement,
     settings: adapter.settings(),
   };
-  const workRoot = mkdtempSync(path.join(os.tmpdir(), `skill-following-${adapter.id}-`));
+  // Folders of evaluations killed with SIGKILL (they could not clean up) go first; a running one's are kept.
+  sweepOrphanedWorkRoots(os.tmpdir(), logger);
+  const workRoot = createWorkRoot(adapter.id);
   return {
     info,
     session: { adapter, binary, confinement: info.confinement, workRoot, timeoutMs: HARNESS_TIMEOUT_MS_PER_TURN * settings.maxTurns, logger },

@@ -21,11 +21,14 @@ import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
 import { buildReport } from "../../../src/core/report/build.js";
 import { evaluate } from "../../../src/core/runs/evaluate.js";
 import { readRunFile } from "../../../src/core/runs/store.js";
+import { summarizeRun } from "../../../src/core/runs/types.js";
 import { scanSkills } from "../../../src/core/skills/scan.js";
 import type { Skill } from "../../../src/core/skills/types.js";
 import type { MathAnswerTask, TaskSet } from "../../../src/core/tasks/schema.js";
+import { harnessProcesses, waitFor, workRoots } from "../../support/harness-processes.js";
 import { claudeCodeScript, skillListOf, type ClaudePlan } from "../../support/scripted-anthropic.js";
 import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
+import { runCli, startCli, tempDir } from "../reliability/cli-process.js";
 
 const SKILL = "round-money-whole-units";
 const REFERENCE = "references/examples.md";
@@ -281,5 +284,65 @@ describe("a hostile Claude Code run (confined by bubblewrap) leaves the host unt
     assert.equal(connections, 0, "no connection reached the host's loopback");
     for (const r of server.requests) assert.ok(!JSON.stringify(r).includes(KEY), "no request to the model holds the key");
     assert.ok(!readFileSync(result.runFile, "utf8").includes(KEY));
+  });
+});
+
+describe("a Claude Code evaluation killed with SIGKILL resumes and loses nothing (the CLI)", { timeout: 600_000 }, () => {
+  let server: ScriptedServer;
+  let ws: string;
+
+  before(async () => {
+    ws = tempDir("sf-claude-kill-");
+    const skillDir = path.join(ws, "skills", SKILL);
+    cpSync(path.join(ROOT, "skills", SKILL), skillDir, { recursive: true });
+    mkdirSync(path.join(skillDir, "references"));
+    writeFileSync(path.join(skillDir, REFERENCE), "$12.40 → 12\n");
+    writeFileSync(path.join(ws, "tasks.jsonl"), IDS.map((id) => JSON.stringify(task(id))).join("\n") + "\n");
+    server = await startScriptedServer({ script: claudeCodeScript(plans()), requireKey: KEY });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  it("every run exactly once, each model request asked upstream once (bar the ones in flight at the kill), no harness left running, the work root swept", async () => {
+    const args = (resume: boolean) => ["run", "--agent", "claude-code", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--concurrency", "2", "--max-turns", "6", "--out", "runs/killed.jsonl", ...(resume ? ["--resume"] : [])];
+    const env = { cwd: ws, apiKey: KEY, baseUrl: server.url };
+    const out = path.join(ws, "runs", "killed.jsonl");
+    const lines = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").length - 1 : 0);
+    server.reset();
+    const first = startCli(args(false), env);
+    let finished = false;
+    void first.done.then(() => (finished = true));
+    // Kill once the header and two runs are on disk: the other runs are in flight or not started.
+    await waitFor(() => finished || lines() >= 3, "two runs are written", 300_000);
+    assert.ok(!finished, "the run was still going when killed");
+    first.child.kill("SIGKILL");
+    await first.done;
+    const before = readFileSync(out, "utf8");
+    const callsBefore = server.calls;
+    // bwrap --die-with-parent: the killed CLI's harnesses go with it.
+    await waitFor(() => harnessProcesses(ws, "claude").length === 0, "no harness of the killed run is left running");
+    const left = workRoots(ws);
+    assert.equal(left.length, 1, `the killed run left its work root: ${left.join(", ")}`);
+    assert.match(left[0]!, new RegExp(`^skill-following-claude-code-${first.child.pid}-`));
+
+    const resumed = await runCli(args(true), env);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const back = await readRunFile(out);
+    const keys = back.records.map((r) => `${r.taskId}|${r.condition}`).sort();
+    assert.deepEqual(keys, IDS.flatMap((id) => [`${id}|disabled`, `${id}|enabled`]).sort(), "every task × condition exactly once");
+    assert.ok(readFileSync(out, "utf8").startsWith(before), "the runs written before the kill are kept as they were");
+    assert.deepEqual(workRoots(ws), [], "the resumed run swept the killed run's work root and removed its own");
+    // A clean run asks 18 requests (enabled: three harmed and the rescued two turns each, the shell load three, the
+    // unloaded one; disabled: six). Each was asked upstream once, except the ones answered but not yet cached when
+    // the kill came (at most one per run in flight).
+    const clean = 4 * 2 + 3 + 1 + 6;
+    assert.ok(server.calls >= clean && server.calls <= clean + 2, `upstream calls ${callsBefore} before the kill + ${server.calls - callsBefore} after`);
+    const report = buildReport([{ header: back.header, records: back.records.map((r) => summarizeRun(r)), stops: [] }]);
+    const e = report.evaluations[0]!;
+    assert.equal(e.retrieved.rescued, RESCUED.length);
+    assert.equal(e.retrieved.harmed, HARMED.length);
+    assert.equal(e.metrics.RAE, (1 - 3) / 5);
   });
 });

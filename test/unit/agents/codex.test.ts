@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -23,6 +23,7 @@ import { summarizeRun } from "../../../src/core/runs/types.js";
 import { scanSkills } from "../../../src/core/skills/index.js";
 import type { Skill } from "../../../src/core/skills/types.js";
 import type { TaskSet } from "../../../src/core/tasks/schema.js";
+import { harnessProcesses, waitFor, workRoots } from "../../support/harness-processes.js";
 import { carriesSkillList, codexRead, harnessPlanScript, requestText, type HarnessPlan } from "../../support/scripted-harness.js";
 import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
 import { boxedAnswer } from "../../support/scripts.js";
@@ -290,7 +291,11 @@ describe("a Codex evaluation killed with SIGKILL resumes and loses nothing (the 
     const before = readFileSync(out, "utf8");
     const callsBefore = server.calls;
     // bwrap --die-with-parent: the killed CLI's harnesses go with it.
-    await waitFor(() => harnessProcesses(ws).length === 0, "no harness of the killed run is left running");
+    await waitFor(() => harnessProcesses(ws, "codex").length === 0, "no harness of the killed run is left running");
+    // The killed run could not remove its work root (workspaces, HOMEs, the proxy socket): the next run sweeps it.
+    const left = workRoots(ws);
+    assert.equal(left.length, 1, `the killed run left its work root: ${left.join(", ")}`);
+    assert.match(left[0]!, new RegExp(`^skill-following-codex-${first.child.pid}-`));
 
     const resumed = await runCli(args(true), env);
     assert.equal(resumed.code, 0, resumed.stderr);
@@ -298,6 +303,7 @@ describe("a Codex evaluation killed with SIGKILL resumes and loses nothing (the 
     const keys = back.records.map((r) => `${r.taskId}|${r.condition}`).sort();
     assert.deepEqual(keys, TASKS.flatMap((t) => [`${t.id}|disabled`, `${t.id}|enabled`]).sort(), "every task × condition exactly once");
     assert.ok(readFileSync(out, "utf8").startsWith(before), "the runs written before the kill are kept as they were");
+    assert.deepEqual(workRoots(ws), [], "the resumed run swept the killed run's work root and removed its own");
     // A clean run asks 16 requests (enabled: 4 two-turn + 2 one-turn; disabled: 6). Each was asked upstream once,
     // except the ones answered but not yet cached when the kill came (at most one per run in flight).
     const clean = 4 * 2 + 2 + 6;
@@ -309,25 +315,3 @@ describe("a Codex evaluation killed with SIGKILL resumes and loses nothing (the 
     assert.equal(e.metrics.RAE, EXPECTED.rae);
   });
 });
-
-/** Processes (bwrap, the forwarder, codex) whose command line names a folder under `root`. */
-function harnessProcesses(root: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (cmd.includes("codex") && (cmd.includes(root) || cmd.includes("/run/skill-following/"))) out.push(Number(pid));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-async function waitFor(ok: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > end) assert.fail(what);
-    await sleep(50);
-  }
-}
