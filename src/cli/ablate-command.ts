@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { createGrader, pythonRuntimeOf } from "../core/grading/index.js";
+import { pythonRuntimeOf } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
-import { createCachedClient } from "../core/models/cache.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import { isLocalModelName } from "../core/models/local/catalog.js";
 import { openRunLocalModel } from "./local-model.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { planAblation, runAblation } from "../core/runs/ablate.js";
+import { engineClient, engineGrader } from "../core/runs/factory.js";
 import { describeEstimate } from "../core/runs/ablation-plan.js";
 import { readRunFile } from "../core/runs/store.js";
 import { scanSkills } from "../core/skills/index.js";
@@ -81,8 +81,9 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   const layout = cliLayout(values["cache-dir"]);
   // Ablation records go to --out or beside the run file; the data folder only holds the caches, when they are there.
   if (!values["cache-dir"]) ensureDataDir(layout);
-  const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: layout.responsesDir, logger });
-  const grader = createGrader({ logger, cacheDir: layout.expectedDir, python: pythonRuntimeOf(h.sandbox), ...(values["no-cache"] ? {} : { verdictCacheDir: layout.verdictsDir }) });
+  const responseCache = !values["no-cache"];
+  const client = engineClient(inner, { responseCache, dirs: layout, logger });
+  const grader = engineGrader({ logger, dirs: layout, python: pythonRuntimeOf(h.sandbox), responseCache });
 
   try {
     const o = {
