@@ -1,0 +1,175 @@
+/**
+ * Section ablation on a harness run (issue 25, item 6): the real Codex CLI (@openai/codex, pinned), confined by
+ * bubblewrap, against the scripted model server through the recording proxy. The ablated section is deleted from
+ * the SKILL.md installed in the harness's workspace; Codex reads it with its shell as it would the full one, so
+ * every request before that read is the run's own (the response cache serves it) and only the turns after it reach
+ * the server. The scripted model answers from what the read printed, so the outcomes show which text was installed.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createGrader } from "../../../src/core/grading/index.js";
+import { createCachedClient } from "../../../src/core/models/cache.js";
+import { createOpenAIClient } from "../../../src/core/models/openai-client.js";
+import { planAblation, runAblation, type AblateOptions } from "../../../src/core/runs/ablate.js";
+import { evaluate } from "../../../src/core/runs/evaluate.js";
+import { readRunFile } from "../../../src/core/runs/store.js";
+import { scanSkills } from "../../../src/core/skills/index.js";
+import type { Skill } from "../../../src/core/skills/types.js";
+import type { TaskSet } from "../../../src/core/tasks/schema.js";
+import { carriesSkillList, codexRead } from "../../support/scripted-harness.js";
+import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
+import { boxedAnswer } from "../../support/scripts.js";
+
+const SKILL = "carry-digits";
+const SKILL_TEXT = `---
+name: ${SKILL}
+description: Use when adding two-digit numbers with carries.
+---
+# Carry digits
+
+## Method
+Add the tens first, then the ones.
+
+## Shortcut
+Drop the carry.
+`;
+const READ = codexRead(SKILL) as { shell: string };
+
+/**
+ * Per prompt: the answer when the skill is read, from the text the read printed (so the installed SKILL.md decides),
+ * and the disabled answer. With the full skill: harm-1 and harm-2 are harmed (the shortcut), rescue is rescued.
+ */
+const TASKS: Array<{ id: string; prompt: string; answer: string; loads: boolean; read: (skillText: string) => string; disabled: string }> = [
+  { id: "harm-1", prompt: "Add 17 and 25.", answer: "42", loads: true, read: (t) => (t.includes("Drop the carry") ? "32" : "42"), disabled: "42" },
+  { id: "harm-2", prompt: "Add 38 and 47.", answer: "85", loads: true, read: (t) => (t.includes("Drop the carry") ? "75" : "85"), disabled: "85" },
+  { id: "rescue", prompt: "Add 56 and 69.", answer: "125", loads: true, read: (t) => (t.includes("tens first") ? "125" : "115"), disabled: "115" },
+  { id: "plain", prompt: "Add 2 and 3.", answer: "5", loads: false, read: () => "5", disabled: "5" },
+];
+
+const lastTool = (req: ChatCompletionRequestBody) => [...req.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
+
+/** The model: enabled runs that load read SKILL.md first, then answer from what it printed; disabled runs answer at once. */
+function script(req: ChatCompletionRequestBody): { content: string } | { toolCalls: Array<{ name: string; arguments: string }> } | { error: { status: number; message: string } } {
+  const users = req.messages.filter((m) => m.role === "user").map((m) => m.content ?? "");
+  const task = TASKS.find((t) => users.some((u) => u.includes(t.prompt)));
+  if (!task) return { error: { status: 400, message: "no such task" } };
+  if (!carriesSkillList(req)) return { content: boxedAnswer(task.disabled) };
+  if (!task.loads) return { content: boxedAnswer(task.answer) };
+  const turn = req.messages.filter((m) => m.role === "assistant").length;
+  if (turn === 0) return { toolCalls: [{ name: "exec_command", arguments: JSON.stringify({ cmd: READ.shell }) }] };
+  return { content: boxedAnswer(task.read(lastTool(req))) };
+}
+
+describe("section ablation on a Codex run (real binary, bubblewrap, scripted model)", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sf-codex-ablate-"));
+  const cacheDir = path.join(dir, "responses");
+  let server: ScriptedServer;
+  let skills: Skill[];
+  const grader = createGrader();
+  const taskSet: TaskSet = { name: "adds", format: "native", file: path.join(dir, "adds.jsonl"), hash: "adds-ablate-1", tasks: TASKS.map((t) => ({ id: t.id, kind: "math-answer", prompt: t.prompt, answer: t.answer })), issues: [] };
+  const client = () => createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5, maxBackoffMs: 20 }), { dir: cacheDir });
+  let runFile = "";
+  let n = 0;
+
+  const options = async (extra: Partial<AblateOptions> = {}): Promise<AblateOptions> => ({
+    run: { file: runFile, ...(await readRunFile(runFile)) },
+    skills,
+    skillName: SKILL,
+    skillText: SKILL_TEXT,
+    taskSet,
+    client: client(),
+    grader,
+    concurrency: 2,
+    control: 1,
+    resume: false,
+    out: path.join(dir, `ablation-${n++}.jsonl`),
+    ...extra,
+  });
+
+  before(async () => {
+    server = await startScriptedServer({ script });
+    const skillDir = path.join(dir, "skills", SKILL);
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(path.join(skillDir, "SKILL.md"), SKILL_TEXT);
+    skills = (await scanSkills([path.join(dir, "skills")])).skills;
+    const paired = await evaluate(
+      { agent: "codex", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 4 },
+      { skills, taskSet, client: client(), model: "m", grader, runFile: path.join(dir, "run.jsonl"), resume: false },
+    );
+    assert.equal(paired.failedRuns, 0, paired.lastError);
+    runFile = paired.runFile;
+    // The scenario as run: two harmed, one rescued, through the real binary.
+    const back = await readRunFile(runFile);
+    const pass = (id: string, condition: string) => back.records.find((r) => r.taskId === id && r.condition === condition)!.verdict.pass;
+    assert.deepEqual(
+      TASKS.map((t) => [t.id, pass(t.id, "enabled"), pass(t.id, "disabled")]),
+      [
+        ["harm-1", false, true],
+        ["harm-2", false, true],
+        ["rescue", true, false],
+        ["plain", true, true],
+      ],
+    );
+  });
+  after(async () => {
+    await server.close();
+    await grader.dispose();
+  });
+
+  it("deletes the section from the installed SKILL.md and asks the server only for the turns after the read", async () => {
+    const o = await options();
+    const plan = await planAblation(o);
+    assert.deepEqual(plan.header.taskIds, ["harm-1", "harm-2", "rescue"], "the tasks that loaded the skill (both-pass: none)");
+    const sections = plan.header.sections.map((s) => s.heading);
+    assert.ok(sections.includes("Method") && sections.includes("Shortcut"), sections.join(", "));
+    // From the run's transcripts: one turn through the read (cached), one after it (new), per run.
+    assert.equal(plan.estimate.cachedCalls, sections.length * 3);
+    assert.equal(plan.estimate.newCalls, sections.length * 3);
+
+    server.reset();
+    const result = await runAblation(plan, o);
+    assert.equal(result.failedRuns, 0, result.lastError);
+    assert.equal(result.records.length, sections.length * 3);
+    assert.equal(server.calls, sections.length * 3, "one call per run: the turn after the skill was read");
+    for (const req of server.requests) {
+      assert.ok(carriesSkillList(req), "no disabled request");
+      assert.ok(req.messages.some((m) => m.role === "assistant"), "no request before the read reaches the server");
+      assert.match(lastTool(req), /name: carry-digits/, "every new request follows the read of the installed SKILL.md");
+    }
+    assert.ok(result.records.every((r) => r.cachedCalls === 1 && r.modelCalls === 1), "the first turn of each run came from the cache");
+
+    // What the read printed is the SKILL.md without the variant's section, frontmatter kept.
+    const id = (heading: string) => plan.header.sections.find((s) => s.heading === heading)!.id;
+    const printed = (variant: string, task: string) => {
+      const r = result.records.find((x) => x.variant === variant && x.taskId === task)!;
+      return r.transcript.filter((m) => m.role === "tool").map((m) => m.content ?? "").join("\n");
+    };
+    assert.ok(!printed(id("Shortcut"), "harm-1").includes("Drop the carry") && printed(id("Shortcut"), "harm-1").includes("tens first"));
+    assert.ok(!printed(id("Method"), "rescue").includes("tens first") && printed(id("Method"), "rescue").includes("Drop the carry"));
+    assert.ok(printed(id("Method"), "rescue").includes(`name: ${SKILL}`));
+
+    // Outcomes: removing the shortcut repairs both harmed tasks; removing the method breaks the rescued one.
+    const passes = (heading: string) => result.records.filter((r) => r.variant === id(heading) && r.verdict.pass).map((r) => r.taskId).sort();
+    assert.deepEqual(passes("Shortcut"), ["harm-1", "harm-2", "rescue"]);
+    assert.deepEqual(passes("Method"), []);
+    assert.ok(result.records.every((r) => r.retrieved.some((x) => x.name === SKILL)), "the read counts as the skill's load");
+    // The skill file itself is never touched.
+    assert.equal(readFileSync(path.join(dir, "skills", SKILL, "SKILL.md"), "utf8"), SKILL_TEXT);
+  });
+
+  it("an unchanged re-run of the ablation makes 0 upstream calls", async () => {
+    server.reset();
+    const o = await options();
+    const result = await runAblation(await planAblation(o), o);
+    assert.equal(result.failedRuns, 0, result.lastError);
+    assert.equal(server.calls, 0);
+    assert.ok(result.records.every((r) => r.modelCalls === 0 && r.cachedCalls === 2));
+  });
+
+  it("refuses to ablate the description of a harness run (the harness builds its list from the installed files)", async () => {
+    await assert.rejects(async () => planAblation(await options({ description: true })), /ablating the description is for runs of the built-in agent/);
+  });
+});
