@@ -21,9 +21,12 @@ import { cliLayout } from "./paths.js";
 export const ABLATE_USAGE = `usage: skill-following ablate <run.jsonl> --skill <name> [--ablate-control <q>] [--ablate-pairs] [--ablate-description]
     [--samples <k>] [--concurrency <n>] [--seed <n>] [--out <file>] [--resume] [--dry-run]
     [--skills <dir-or-SKILL.md>...] [--tasks <file>] [--base-url <url>] [--cache-dir <dir>] [--no-cache] [--timeout <seconds>]
+    [--agent-unconfined]
 Which section of a skill harms: re-runs the enabled condition of <run.jsonl> with one section of the skill deleted
 from the text load_skill returns, on the skill's harmed and rescued tasks plus a seeded fraction q (default 0.25) of
 its both-pass tasks. Calls before the load come from the response cache; the costs are printed before starting.
+On a run of a harness (--agent codex, claude-code) the section is deleted from the SKILL.md installed in its
+workspace; the run's harness version is needed, and --agent-unconfined allows it without bubblewrap, as for run.
 Results go to <run>.ablation-<skill>.jsonl, which \`report <run.jsonl>\` reads too.`;
 
 const options = {
@@ -43,6 +46,7 @@ const options = {
   "cache-dir": { type: "string" },
   "no-cache": { type: "boolean" },
   timeout: { type: "string" },
+  "agent-unconfined": { type: "boolean" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -101,6 +105,7 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
       ...(seed !== undefined ? { seed } : {}),
       ...(values["ablate-pairs"] ? { pairs: true } : {}),
       ...(values["ablate-description"] ? { description: true } : {}),
+      ...(values["agent-unconfined"] ? { agentUnconfined: true } : {}),
       ...(values.out ? { out: path.resolve(values.out) } : {}),
       logger,
       signal,

@@ -94,6 +94,8 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
     taskSet,
     client,
     concurrency: settings.concurrency,
+    // A harness run's ablation is confined as the run was, or unconfined only when the setting allows it.
+    agentUnconfined: settings.agentUnconfined,
     resume: true,
     ...(opts.control !== undefined ? { control: opts.control } : {}),
     ...(opts.pairs ? { pairs: true } : {}),
