@@ -6,7 +6,7 @@
  * the server. The scripted model answers from what the read printed, so the outcomes show which text was installed.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -18,10 +18,13 @@ import { evaluate } from "../../../src/core/runs/evaluate.js";
 import { readRunFile } from "../../../src/core/runs/store.js";
 import { scanSkills } from "../../../src/core/skills/index.js";
 import type { Skill } from "../../../src/core/skills/types.js";
+import { readAblationFile } from "../../../src/core/runs/ablation-store.js";
+import { loadTaskSet } from "../../../src/core/tasks/index.js";
 import type { TaskSet } from "../../../src/core/tasks/schema.js";
 import { carriesSkillList, codexRead } from "../../support/scripted-harness.js";
 import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
 import { boxedAnswer } from "../../support/scripts.js";
+import { runCli } from "../reliability/cli-process.js";
 
 const SKILL = "carry-digits";
 const SKILL_TEXT = `---
@@ -69,7 +72,7 @@ describe("section ablation on a Codex run (real binary, bubblewrap, scripted mod
   let server: ScriptedServer;
   let skills: Skill[];
   const grader = createGrader();
-  const taskSet: TaskSet = { name: "adds", format: "native", file: path.join(dir, "adds.jsonl"), hash: "adds-ablate-1", tasks: TASKS.map((t) => ({ id: t.id, kind: "math-answer", prompt: t.prompt, answer: t.answer })), issues: [] };
+  let taskSet: TaskSet;
   const client = () => createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "m", retryBaseMs: 5, maxBackoffMs: 20 }), { dir: cacheDir });
   let runFile = "";
   let n = 0;
@@ -95,12 +98,16 @@ describe("section ablation on a Codex run (real binary, bubblewrap, scripted mod
     mkdirSync(skillDir, { recursive: true });
     writeFileSync(path.join(skillDir, "SKILL.md"), SKILL_TEXT);
     skills = (await scanSkills([path.join(dir, "skills")])).skills;
+    writeFileSync(path.join(dir, "adds.jsonl"), TASKS.map((t) => JSON.stringify({ id: t.id, kind: "math-answer", prompt: t.prompt, answer: t.answer })).join("\n") + "\n");
+    taskSet = await loadTaskSet(path.join(dir, "adds.jsonl"));
     const paired = await evaluate(
       { agent: "codex", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 4 },
       { skills, taskSet, client: client(), model: "m", grader, runFile: path.join(dir, "run.jsonl"), resume: false },
     );
     assert.equal(paired.failedRuns, 0, paired.lastError);
     runFile = paired.runFile;
+    // The cache as the run left it, for the CLI's ablation below (the in-process ones fill the shared one).
+    cpSync(cacheDir, path.join(dir, "cli-cache", "responses"), { recursive: true });
     // The scenario as run: two harmed, one rescued, through the real binary.
     const back = await readRunFile(runFile);
     const pass = (id: string, condition: string) => back.records.find((r) => r.taskId === id && r.condition === condition)!.verdict.pass;
@@ -167,6 +174,22 @@ describe("section ablation on a Codex run (real binary, bubblewrap, scripted mod
     assert.equal(result.failedRuns, 0, result.lastError);
     assert.equal(server.calls, 0);
     assert.ok(result.records.every((r) => r.modelCalls === 0 && r.cachedCalls === 2));
+  });
+
+  it("the CLI ablates a harness run the same way: only the turns after the read reach the server", async () => {
+    server.reset();
+    const out = path.join(dir, "ablation-cli.jsonl");
+    const cli = await runCli(["ablate", runFile, "--skill", SKILL, "--ablate-control", "1", "--concurrency", "2", "--cache-dir", path.join(dir, "cli-cache"), "--out", out], {
+      cwd: dir,
+      apiKey: "sk-test",
+      baseUrl: server.url,
+    });
+    assert.equal(cli.code, 0, cli.stderr);
+    const back = await readAblationFile(out);
+    assert.equal(back.records.length, back.header.sections.length * 3);
+    assert.equal(server.calls, back.header.sections.length * 3, cli.stderr);
+    assert.ok(server.requests.every((req) => req.messages.some((m) => m.role === "assistant")));
+    assert.match(cli.stdout, /sections of carry-digits/);
   });
 
   it("refuses to ablate the description of a harness run (the harness builds its list from the installed files)", async () => {
