@@ -101,7 +101,7 @@ export function toRunRecord(job: Job, agent: AgentResult, verdict: Verdict, fini
 }
 
 /** Errors that make every further call pointless: stop the whole run (evaluation or variant run) at once. */
-export function isFatal(err: unknown): boolean {
+function isFatal(err: unknown): boolean {
   if (err instanceof EndpointUnreachableError) return true;
   return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
 }
