@@ -21,6 +21,7 @@ import type { Skill } from "../../../src/core/skills/types.js";
 import { readAblationFile } from "../../../src/core/runs/ablation-store.js";
 import { loadTaskSet } from "../../../src/core/tasks/index.js";
 import type { TaskSet } from "../../../src/core/tasks/schema.js";
+import { claudeCodeScript, type ClaudePlan } from "../../support/scripted-anthropic.js";
 import { carriesSkillList, codexRead } from "../../support/scripted-harness.js";
 import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
 import { boxedAnswer } from "../../support/scripts.js";
@@ -194,5 +195,84 @@ describe("section ablation on a Codex run (real binary, bubblewrap, scripted mod
 
   it("refuses to ablate the description of a harness run (the harness builds its list from the installed files)", async () => {
     await assert.rejects(async () => planAblation(await options({ description: true })), /ablating the description is for runs of the built-in agent/);
+  });
+});
+
+/**
+ * The same through the real Claude Code binary, whose agent loads a skill with its own Skill tool: the shipped
+ * harmful skill, two harmed tasks and one rescued (test/support/scripted-anthropic.ts decides from Claude Code's
+ * skill list). Only the turns after the load reach the server, as many as the plan's estimate from the run's own
+ * transcripts, and each section's variant gives the model a different skill text.
+ */
+describe("section ablation on a Claude Code run (real binary, bubblewrap, scripted model)", { timeout: 600_000 }, () => {
+  const ROOT = path.resolve(__dirname, "..", "..", "..");
+  const MONEY = "round-money-whole-units";
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sf-claude-ablate-"));
+  const cacheDir = path.join(dir, "responses");
+  const boxed = (v: string) => `The answer is \\boxed{${v}}.`;
+  const tasks = [
+    { id: "apples", prompt: "Apples cost $1.20 each. How much do 2 apples cost?", answer: "2.40", enabled: "2", disabled: "2.40" },
+    { id: "pens", prompt: "Pens cost $1.25 each. How much do 3 pens cost?", answer: "3.75", enabled: "4", disabled: "3.75" },
+    { id: "bike", prompt: "A bike costs $150 and she saves $10 a week for 15 weeks. How much does she have?", answer: "150", enabled: "150", disabled: "90" },
+  ];
+  const plans: Record<string, ClaudePlan> = Object.fromEntries(tasks.map((t) => [t.prompt, { disabled: [{ answer: boxed(t.disabled) }], enabled: [{ loadSkill: MONEY }, { answer: boxed(t.enabled) }] }]));
+  let server: ScriptedServer;
+  const grader = createGrader();
+
+  before(async () => {
+    server = await startScriptedServer({ script: claudeCodeScript(plans) });
+  });
+  after(async () => {
+    await server.close();
+    await grader.dispose();
+  });
+
+  it("asks the server only for the turns after the Skill tool loaded the ablated SKILL.md", async () => {
+    const skillDir = path.join(dir, "skills", MONEY);
+    cpSync(path.join(ROOT, "skills", MONEY), skillDir, { recursive: true });
+    const skills = (await scanSkills([skillDir])).skills;
+    writeFileSync(path.join(dir, "money.jsonl"), tasks.map((t) => JSON.stringify({ id: t.id, kind: "math-answer", prompt: t.prompt, answer: t.answer })).join("\n") + "\n");
+    const taskSet = await loadTaskSet(path.join(dir, "money.jsonl"));
+    const client = () => createCachedClient(createOpenAIClient({ baseURL: server.url, apiKey: "sk-test", model: "scripted-model", retryBaseMs: 5, maxBackoffMs: 20 }), { dir: cacheDir });
+    const paired = await evaluate(
+      { agent: "claude-code", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 6 },
+      { skills, taskSet, client: client(), model: "scripted-model", grader, runFile: path.join(dir, "run.jsonl"), resume: false },
+    );
+    assert.equal(paired.failedRuns, 0, paired.lastError);
+    const run = await readRunFile(paired.runFile);
+    const o: AblateOptions = {
+      run: { file: paired.runFile, ...run },
+      skills,
+      skillName: MONEY,
+      skillText: readFileSync(path.join(skillDir, "SKILL.md"), "utf8"),
+      taskSet,
+      client: client(),
+      grader,
+      concurrency: 2,
+      control: 1,
+      resume: false,
+      out: path.join(dir, "ablation.jsonl"),
+    };
+    const plan = await planAblation(o);
+    assert.deepEqual(plan.header.selection.harmed, ["apples", "pens"]);
+    assert.deepEqual(plan.header.selection.rescued, ["bike"]);
+    const sections = plan.header.sections.length;
+    assert.ok(sections >= 5, `${sections} sections`);
+    assert.equal(plan.estimate.newCalls, sections * 3, "one turn after the load per run");
+
+    server.reset();
+    const result = await runAblation(plan, o);
+    assert.equal(result.failedRuns, 0, result.lastError);
+    assert.equal(result.records.length, sections * 3);
+    assert.equal(server.calls, plan.estimate.newCalls, "only the turns after the load are new");
+    assert.ok(server.requests.every((r) => r.messages.some((m) => m.role === "assistant")), "no request before the load reaches the server");
+    assert.ok(result.records.every((r) => r.retrieved.some((x) => x.name === MONEY) && r.cachedCalls === 1 && r.modelCalls === 1));
+    // The Skill tool's result differs per variant: each run saw the SKILL.md without its own section.
+    const served = new Set(server.requests.map((r) => JSON.stringify(r.messages.filter((m) => m.role === "tool" || m.role === "user").slice(1))));
+    assert.equal(served.size, sections * 3, "every (variant, task) request is a different request");
+    const rule = plan.header.sections.find((s) => s.heading === "The rule")!;
+    const withoutRule = result.records.filter((r) => r.variant === rule.id);
+    assert.ok(withoutRule.every((r) => !JSON.stringify(r.transcript).includes("round it to the nearest whole currency unit")), "the rule's text never reached the model without it");
+    assert.ok(result.records.filter((r) => r.variant !== rule.id).every((r) => JSON.stringify(r.transcript).includes("round it to the nearest whole currency unit")));
   });
 });
