@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { createGrader, pythonRuntimeOf } from "../core/grading/index.js";
+import { pythonRuntimeOf } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
-import { createCachedClient } from "../core/models/cache.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import { isLocalModelName } from "../core/models/local/catalog.js";
 import { openRunLocalModel } from "./local-model.js";
 import { resolveModelConfig } from "./resolve-model.js";
 import { buildReport, renderText } from "../core/report/index.js";
 import { planAblation, runAblation } from "../core/runs/ablate.js";
+import { engineClient, engineGrader } from "../core/runs/factory.js";
 import { describeEstimate } from "../core/runs/ablation-plan.js";
 import { readRunFile } from "../core/runs/store.js";
 import { scanSkills } from "../core/skills/index.js";
@@ -21,9 +21,12 @@ import { cliLayout } from "./paths.js";
 export const ABLATE_USAGE = `usage: skill-following ablate <run.jsonl> --skill <name> [--ablate-control <q>] [--ablate-pairs] [--ablate-description]
     [--samples <k>] [--concurrency <n>] [--seed <n>] [--out <file>] [--resume] [--dry-run]
     [--skills <dir-or-SKILL.md>...] [--tasks <file>] [--base-url <url>] [--cache-dir <dir>] [--no-cache] [--timeout <seconds>]
+    [--agent-unconfined]
 Which section of a skill harms: re-runs the enabled condition of <run.jsonl> with one section of the skill deleted
 from the text load_skill returns, on the skill's harmed and rescued tasks plus a seeded fraction q (default 0.25) of
 its both-pass tasks. Calls before the load come from the response cache; the costs are printed before starting.
+On a run of a harness (--agent codex, claude-code) the section is deleted from the SKILL.md installed in its
+workspace; the run's harness version is needed, and --agent-unconfined allows it without bubblewrap, as for run.
 Results go to <run>.ablation-<skill>.jsonl, which \`report <run.jsonl>\` reads too.`;
 
 const options = {
@@ -43,6 +46,7 @@ const options = {
   "cache-dir": { type: "string" },
   "no-cache": { type: "boolean" },
   timeout: { type: "string" },
+  "agent-unconfined": { type: "boolean" },
   quiet: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -81,8 +85,9 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
   const layout = cliLayout(values["cache-dir"]);
   // Ablation records go to --out or beside the run file; the data folder only holds the caches, when they are there.
   if (!values["cache-dir"]) ensureDataDir(layout);
-  const client = values["no-cache"] ? inner : createCachedClient(inner, { dir: layout.responsesDir, logger });
-  const grader = createGrader({ logger, cacheDir: layout.expectedDir, python: pythonRuntimeOf(h.sandbox), ...(values["no-cache"] ? {} : { verdictCacheDir: layout.verdictsDir }) });
+  const responseCache = !values["no-cache"];
+  const client = engineClient(inner, { responseCache, dirs: layout, logger });
+  const grader = engineGrader({ logger, dirs: layout, python: pythonRuntimeOf(h.sandbox), responseCache });
 
   try {
     const o = {
@@ -100,6 +105,7 @@ export async function ablateCommand(argv: string[], logger: Logger, signal: Abor
       ...(seed !== undefined ? { seed } : {}),
       ...(values["ablate-pairs"] ? { pairs: true } : {}),
       ...(values["ablate-description"] ? { description: true } : {}),
+      ...(values["agent-unconfined"] ? { agentUnconfined: true } : {}),
       ...(values.out ? { out: path.resolve(values.out) } : {}),
       logger,
       signal,

@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
-import { createGrader, pythonRuntimeOf } from "../core/grading/index.js";
+import { pythonRuntimeOf } from "../core/grading/index.js";
+import { engineClient, engineGrader } from "../core/runs/factory.js";
 import { ensureDataDir, freshRunFile } from "../core/layout.js";
 import type { Logger } from "../core/logger.js";
-import { createCachedClient } from "../core/models/cache.js";
 import { isLocalModelName } from "../core/models/local/catalog.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import type { ModelClient } from "../core/models/types.js";
@@ -312,9 +312,9 @@ class RunMaker {
       }
       evaluated = config;
     }
-    const cached = settings.responseCache ? createCachedClient(client, { dir: layout.responsesDir, logger: this.logger }) : client;
+    const cached = engineClient(client, { responseCache: settings.responseCache, dirs: layout, logger: this.logger });
     const judge = judgeEndpoint(settings, evaluated, process.env, layout.responsesDir, this.logger);
-    const grader = createGrader({ logger: this.logger, cacheDir: layout.expectedDir, python: settings.sandboxPython, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
+    const grader = engineGrader({ logger: this.logger, dirs: layout, python: settings.sandboxPython, responseCache: settings.responseCache });
     this.disposers.push(() => grader.dispose());
     return { layout, settings, library, taskSet, ownEvals, client: cached, model, endpoint, judge, grader };
   }
@@ -334,5 +334,5 @@ interface Setup {
   model: string;
   endpoint: string | undefined;
   judge: ReturnType<typeof judgeEndpoint>;
-  grader: ReturnType<typeof createGrader>;
+  grader: ReturnType<typeof engineGrader>;
 }

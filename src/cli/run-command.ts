@@ -2,9 +2,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { EndpointUnreachableError, InputError } from "../core/errors.js";
 import { ensureDataDir, freshRunFile } from "../core/layout.js";
-import { createGrader } from "../core/grading/index.js";
 import type { Logger } from "../core/logger.js";
-import { createCachedClient } from "../core/models/cache.js";
+import { engineClient, engineGrader } from "../core/runs/factory.js";
 import { createOpenAIBatchClient } from "../core/models/batch-client.js";
 import { createOpenAIClient, describeEndpoint } from "../core/models/openai-client.js";
 import { DEFAULT_LOCAL_MODEL, megabytes } from "../core/models/local/catalog.js";
@@ -176,11 +175,11 @@ async function evaluateAndReport(i: EvaluationInputs): Promise<number> {
   const logger = new OpeningLines(i.logger);
   // The data folder (and its .gitignore) only when something goes there: the run file or the caches.
   if (!values.out || !values["cache-dir"]) ensureDataDir(layout);
-  const client = logger.watch(settings.responseCache ? createCachedClient(inner, { dir: layout.responsesDir, logger }) : inner);
+  const client = logger.watch(engineClient(inner, { responseCache: settings.responseCache, dirs: layout, logger }));
   const judge = judgeEndpoint(settings, config, process.env, layout.responsesDir, logger);
 
   // Without the response cache the model is re-asked and every answer re-checked; expected outputs are the task's, so they stay cached.
-  const grader = createGrader({ logger, cacheDir: layout.expectedDir, python: settings.sandboxPython, ...(settings.responseCache ? { verdictCacheDir: layout.verdictsDir } : {}) });
+  const grader = engineGrader({ logger, dirs: layout, python: settings.sandboxPython, responseCache: settings.responseCache });
   const runFile = values.out ? path.resolve(values.out) : freshRunFile(layout, { label: skillsLabel(skillPaths), taskSet: taskSet.name, model });
   logger.info(`${scan.skills.length} skills, ${settings.limit ?? taskSet.tasks.length} tasks from ${taskSet.name}${shard ? ` (shard ${shard.index}/${shard.count} of them)` : ""}, ${settings.mode} mode${settings.design === "rae-only" ? ", RAE-only design" : ""}`);
 

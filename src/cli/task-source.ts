@@ -2,9 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
-import { createCachedClient } from "../core/models/cache.js";
-import { createOpenAIClient } from "../core/models/openai-client.js";
-import type { ModelClient } from "../core/models/types.js";
+import { judgeEndpoint as coreJudgeEndpoint, type ModelEndpoint } from "../core/runs/factory.js";
 import type { RunSettings } from "../core/settings.js";
 import type { Skill } from "../core/skills/types.js";
 import { TASK_SET_CATALOG, downloadTaskSet } from "../core/tasks/download.js";
@@ -62,14 +60,11 @@ export function judgeEndpoint(
   env: NodeJS.ProcessEnv,
   cacheDir: string,
   logger: Logger,
-): { client: ModelClient; model: string } | undefined {
-  // Batch mode: the evaluated model's client answers in batch rounds that end with the agent turns; grading comes
-  // after them, so the judge gets a synchronous client of its own (the same endpoint and model unless set otherwise).
-  if (settings.judgeModel === undefined && settings.judgeBaseUrl === undefined && !settings.batch) return undefined;
-  const baseURL = settings.judgeBaseUrl ?? evaluated.baseURL;
-  const sameEndpoint = settings.judgeBaseUrl === undefined || settings.judgeBaseUrl === evaluated.baseURL;
-  const apiKey = env.SKILL_FOLLOWING_JUDGE_API_KEY || (sameEndpoint ? evaluated.apiKey : undefined);
-  const model = settings.judgeModel ?? evaluated.model;
-  const inner = createOpenAIClient({ ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), model, timeoutMs: settings.timeoutSeconds * 1000, logger });
-  return { client: settings.responseCache ? createCachedClient(inner, { dir: cacheDir, logger }) : inner, model };
+): ModelEndpoint | undefined {
+  // Built by the core (runs/factory.ts); the CLI's part is where the judge's key comes from.
+  return coreJudgeEndpoint(settings, evaluated, {
+    apiKey: (sameEndpoint) => env.SKILL_FOLLOWING_JUDGE_API_KEY || (sameEndpoint ? evaluated.apiKey : undefined),
+    dirs: { responsesDir: cacheDir },
+    logger,
+  });
 }

@@ -47,6 +47,12 @@ export class SkillFollowingError extends Error {
 /** Bad input from the user: a file that does not parse, an option out of range. CLI exit code 2. */
 export class InputError extends SkillFollowingError {}
 
+/**
+ * A run or ablation file exists but was made from other inputs (model, skill, tasks, settings), so it cannot be
+ * resumed: the message lists the differences. A host may start a new file beside it instead of matching the text.
+ */
+export class ResumeMismatchError extends InputError {}
+
 /** No usable model configuration (no key, no base URL, nothing answering). */
 export class ModelConfigError extends SkillFollowingError {}
 

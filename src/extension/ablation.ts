@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { InputError } from "../core/errors.js";
+import { ResumeMismatchError } from "../core/errors.js";
 import { pythonRuntimeOf } from "../core/grading/index.js";
 import { planAblation, runAblation, type AblationPlan, type AblateOptions, type AblationPlanInput, type AblationResult } from "../core/runs/ablate.js";
 import { defaultAblationFile } from "../core/runs/ablation-store.js";
@@ -94,6 +94,8 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
     taskSet,
     client,
     concurrency: settings.concurrency,
+    // A harness run's ablation is confined as the run was, or unconfined only when the setting allows it.
+    agentUnconfined: settings.agentUnconfined,
     resume: true,
     ...(opts.control !== undefined ? { control: opts.control } : {}),
     ...(opts.pairs ? { pairs: true } : {}),
@@ -163,7 +165,7 @@ async function planOrFresh(base: AblationPlanInput): Promise<AblationPlan> {
   try {
     return await planAblation(base);
   } catch (err) {
-    if (!(err instanceof InputError) || !/cannot resume/.test(err.message)) throw err;
+    if (!(err instanceof ResumeMismatchError)) throw err;
     const first = defaultAblationFile(base.run.file, base.skillName);
     let out = first;
     for (let i = 2; existsSync(out); i++) out = first.replace(/\.jsonl$/, `-${i}.jsonl`);

@@ -2,11 +2,11 @@ import * as vscode from "vscode";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { CancelledError } from "../core/errors.js";
-import { createGrader } from "../core/grading/index.js";
 import type { Grader } from "../core/grading/types.js";
 import { dataDirOf, ensureDataDir, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
 import type { ModelClient } from "../core/models/types.js";
 import { evaluate, type EvaluationProgress, type EvaluationResult } from "../core/runs/evaluate.js";
+import { engineGrader } from "../core/runs/factory.js";
 import type { RunSettings } from "../core/settings.js";
 import type { Skill } from "../core/skills/types.js";
 import type { TaskSet } from "../core/tasks/schema.js";
@@ -77,13 +77,7 @@ export class EvaluationRunner implements vscode.Disposable {
     const controller = new AbortController();
     this.current = { controller, label: request.label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = createGrader({
-      logger: this.logger,
-      distDir: this.distDir,
-      cacheDir: this.layout.expectedDir,
-      python: request.settings.sandboxPython,
-      ...(request.settings.responseCache ? { verdictCacheDir: this.layout.verdictsDir } : {}),
-    });
+    const grader = engineGrader({ logger: this.logger, distDir: this.distDir, dirs: this.layout, python: request.settings.sandboxPython, responseCache: request.settings.responseCache });
     try {
       await mkdir(path.dirname(request.runFile), { recursive: true });
       // A status-bar item for as long as the run goes, so it is visible after the notification is hidden.
@@ -153,7 +147,7 @@ export class EvaluationRunner implements vscode.Disposable {
     const controller = new AbortController();
     this.current = { controller, label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = createGrader({ logger: this.logger, distDir: this.distDir, cacheDir: this.layout.expectedDir, python, ...(responseCache ? { verdictCacheDir: this.layout.verdictsDir } : {}) });
+    const grader = engineGrader({ logger: this.logger, distDir: this.distDir, dirs: this.layout, python, responseCache });
     try {
       return await body(controller.signal, grader);
     } finally {

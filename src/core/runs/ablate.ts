@@ -6,30 +6,35 @@
  * after the load are new. Records go to a sibling ablation file (ablation-types.ts); resume and cancellation work as
  * for `evaluate()`.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
-import { runAgent, DEFAULT_MAX_TURNS, type AgentResult } from "../agent/loop.js";
-import { CancelledError, EndpointUnreachableError, InputError, JudgeError, ModelRequestError } from "../errors.js";
+import path from "node:path";
+import { DEFAULT_MAX_TURNS } from "../agent/loop.js";
+import { InputError, ResumeMismatchError } from "../errors.js";
 import { JUDGE_VERSION, type JudgeConfig } from "../grading/judge.js";
-import type { Grader, Verdict } from "../grading/types.js";
+import type { Grader } from "../grading/types.js";
 import { silentLogger, type Logger } from "../logger.js";
-import type { ModelClient, SamplingParams } from "../models/types.js";
+import type { ModelClient } from "../models/types.js";
 import { SkillLibrary } from "../retrieval/library.js";
+import { parseRunSettings } from "../settings.js";
 import { skillContentHash, skillLibraryHash } from "../skills/hash.js";
 import { bodyWithout, DESCRIPTION_SECTION_ID, splitSkillSections } from "../skills/sections.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
 import { TOOL_VERSION } from "../version.js";
-import {
-  DEFAULT_ABLATE_CONTROL, estimateAblation, fullOutcomes, jobsFor, pairVariants, selectTasks, singleVariants,
-  type AblationEstimate, type AblationJob,
-} from "./ablation-plan.js";
-import { AblationWriter, defaultAblationFile, hasCompleteLine, readAblationFile } from "./ablation-store.js";
+import { estimateAblation, fullOutcomes, jobsFor, pairVariants, selectTasks, singleVariants, type AblationEstimate, type AblationJob } from "./ablation-plan.js";
+import { parseAblationSettings, type AblationSettings, type AblationSettingsInput } from "./ablation-settings.js";
+import { defaultAblationFile, readAblationFile } from "./ablation-store.js";
 import { ABLATION_FORMAT_VERSION, variantSections, type AblationHeader, type AblationRecord, type AblationSection } from "./ablation-types.js";
+import { judgeConfig } from "./factory.js";
+import { prepareHarness } from "./harness.js";
+import { executeJob, RunFailures, type JobContext } from "./job.js";
+import { boundListeners, runPool } from "./pool.js";
+import { holdsNoCompleteLine, RunWriter, type WriterLabel } from "./store.js";
 import type { RunHeader, RunRecord } from "./types.js";
-import { boundListeners } from "./pool.js";
 
-export interface AblateOptions {
+/** An ablation: the run it re-runs and what to run it with, plus its settings (ablation-settings.ts). */
+export interface AblateOptions extends AblationSettingsInput {
   /** The paired run: its file (named in the header) and contents. */
   run: { file: string; header: RunHeader; records: RunRecord[] };
   /** The library as evaluated: every skill of the run header, with the same content hashes. */
@@ -42,15 +47,6 @@ export interface AblateOptions {
   grader: Grader;
   /** Skill evals with free-text expectations: the judge (the run header's judge model; default the run's model). */
   judge?: { client: ModelClient; model: string };
-  /** Samples per task and variant (default: the run's; at most the run's, since each pairs with a full-skill sample). */
-  samples?: number;
-  concurrency: number;
-  /** Fraction of the skill's both-pass tasks to include (default 0.25). */
-  control?: number;
-  seed?: number;
-  pairs?: boolean;
-  /** Also ablate the frontmatter description (changes the catalog, so its calls are all new). */
-  description?: boolean;
   out?: string;
   resume: boolean;
   logger?: Logger;
@@ -100,17 +96,20 @@ export async function planAblation(o: AblationPlanInput): Promise<AblationPlan> 
     throw new InputError(`${o.run.file}: the skill library differs from the run's (${changed.join(", ") || "skills added"}): the catalog must be the one evaluated`, { file: o.run.file });
   }
   if (o.taskSet.hash !== h.taskSet.hash) throw new InputError(`${o.taskSet.file}: not the task set the run used (hash differs)`, { file: o.taskSet.file });
-  const samples = o.samples ?? h.params.samples;
+  const settings = parseAblationSettings(o);
+  if (settings.description && h.agent) {
+    throw new InputError(`${o.run.file}: the run's agent is the ${h.agent.id} harness, which builds its skill list from the installed SKILL.md files; ablating the description is for runs of the built-in agent`, { file: o.run.file });
+  }
+  const samples = settings.samples ?? h.params.samples;
   if (!Number.isInteger(samples) || samples < 1 || samples > h.params.samples) {
     throw new InputError(`samples must be a whole number from 1 to the run's ${h.params.samples} (got ${samples}): each ablated sample pairs with the full skill's sample of the same index`, { hintIds: ["samples"] });
   }
-  const q = o.control ?? DEFAULT_ABLATE_CONTROL;
-  if (!(q >= 0 && q <= 1)) throw new InputError(`the fraction of both-pass tasks to ablate must be from 0 to 1 (got ${q})`);
-  const seed = o.seed ?? h.shuffleSeed ?? 1;
+  const q = settings.control;
+  const seed = settings.seed ?? h.shuffleSeed ?? 1;
 
   const split = splitSkillSections(o.skillText);
   const toSection = (s: (typeof split.sections)[number]): AblationSection => ({ id: s.id, heading: s.heading, path: s.path, kind: s.kind, startLine: s.startLine, endLine: s.endLine, contentHash: s.contentHash });
-  const sections = [...split.sections.map(toSection), ...(o.description && split.description ? [toSection(split.description)] : [])];
+  const sections = [...split.sections.map(toSection), ...(settings.description && split.description ? [toSection(split.description)] : [])];
   if (sections.length === 0) throw new InputError(`${entry.file}: the skill has no body sections to ablate`, { file: entry.file });
   const ref = { name: entry.name, contentHash: entry.contentHash };
   const selection = selectTasks(fullOutcomes(h, o.run.records, ref), q, seed);
@@ -130,12 +129,12 @@ export async function planAblation(o: AblationPlanInput): Promise<AblationPlan> 
     selection: sel,
     taskIds,
     samples,
-    pairs: o.pairs ?? false,
+    pairs: settings.pairs,
   };
   const file = o.out ?? defaultAblationFile(o.run.file, entry.name);
   let existing: AblationRecord[] = [];
   let effective = header;
-  if (existsSync(file) && o.resume && !hasCompleteLine(file)) rmSync(file); // killed while writing its header
+  if (existsSync(file) && o.resume && holdsNoCompleteLine(file)) rmSync(file); // killed while writing its header
   if (existsSync(file)) {
     if (!o.resume) throw new InputError(`${file} already exists`, { file, hint: "Resume it, or choose another ablation file.", hintIds: ["resume", "runFile"] });
     const prior = await readAblationFile(file);
@@ -158,104 +157,82 @@ function assertSameAblation(prior: AblationHeader, now: AblationHeader, file: st
   if (prior.samples !== now.samples) diffs.push(`the samples changed (${prior.samples} → ${now.samples})`);
   if (prior.pairs !== now.pairs) diffs.push("section pairs were asked for in one and not the other");
   if (diffs.length > 0) {
-    throw new InputError(`${file}: cannot resume: ${diffs.join("; ")}`, { file, hint: "Choose another ablation file (unchanged model calls come from the cache for free).", hintIds: ["runFile"] });
+    throw new ResumeMismatchError(`${file}: cannot resume: ${diffs.join("; ")}`, { file, hint: "Choose another ablation file (unchanged model calls come from the cache for free).", hintIds: ["runFile"] });
   }
 }
 
-/** A run lost to the model endpoint: not recorded, retried by `--resume`. */
-class ModelFailure extends Error {
-  constructor(override readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
-}
+/** The ablation file's kind and fix, for the engine's writer. */
+const ABLATION_FILE: WriterLabel = { what: "ablation file", hint: "Choose another file for it.", hintIds: ["runFile"] };
 
-/** Runs a plan: the single sections, then (with pairs) the pairs among the 3 most harmful. */
+/**
+ * Runs a plan: the single sections, then (with pairs) the pairs among the 3 most harmful. Each run is one job of
+ * the engine (job.ts: the run's agent, the built-in loop or its harness, then the grader and judge), in the engine's
+ * pool, with its failure rules; only the variant (which sections the served or installed SKILL.md lacks) and the
+ * record's type are the ablation's own.
+ */
 export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise<AblationResult> {
+  const settings = parseAblationSettings(o);
   const logger = o.logger ?? silentLogger;
   const h = o.run.header;
   const { header } = plan;
-  const writer = existsSync(plan.file) ? AblationWriter.append(plan.file) : AblationWriter.create(plan.file, header);
-  const records: AblationRecord[] = [...plan.existing];
-  const done = new Set(records.map((r) => r.key));
   const tasks = new Map<string, Task>(o.taskSet.tasks.map((t) => [t.id, t]));
   if (h.judge && h.judge.version !== JUDGE_VERSION) {
     logger.warn(`the run was graded by an earlier judge (version ${h.judge.version ?? "1"}, now ${JUDGE_VERSION}): ablated outputs are graded by the current one, so differences may come from the judge; run the evaluation again for a like-for-like comparison`);
   }
   const missing = header.taskIds.filter((id) => !tasks.has(id));
   if (missing.length > 0) throw new InputError(`${o.taskSet.file}: tasks of the run are missing (${missing.slice(0, 3).join(", ")})`, { file: o.taskSet.file });
-  const params: SamplingParams = {
-    ...(h.params.temperature !== undefined ? { temperature: h.params.temperature } : {}),
-    ...(h.params.seed !== undefined ? { seed: h.params.seed } : {}),
-    ...(h.params.maxTokens !== undefined ? { maxTokens: h.params.maxTokens } : {}),
-  };
-  const libraryFor = variantLibraries(o);
+  const harness = h.agent ? await prepareRunHarness(h, settings, logger) : undefined;
+  const writer = existsSync(plan.file) ? RunWriter.append<AblationRecord>(plan.file, ABLATION_FILE) : RunWriter.create<AblationRecord>(plan.file, header, ABLATION_FILE);
+  const records: AblationRecord[] = [...plan.existing];
+  const done = new Set(records.map((r) => r.key));
 
   const internal = new AbortController();
-  boundListeners(internal.signal, Math.max(1, o.concurrency));
+  boundListeners(internal.signal, settings.concurrency);
   const onAbort = () => internal.abort();
   o.signal?.addEventListener("abort", onAbort, { once: true });
-  let failedRuns = 0;
-  let lastError: string | undefined;
-  let fatal: unknown;
+  const failures = new RunFailures(logger);
   let total = records.length + plan.pending;
+  const contextFor = variantContexts(o, {
+    client: o.client,
+    model: h.model.name,
+    params: {
+      ...(h.params.temperature !== undefined ? { temperature: h.params.temperature } : {}),
+      ...(h.params.seed !== undefined ? { seed: h.params.seed } : {}),
+      ...(h.params.maxTokens !== undefined ? { maxTokens: h.params.maxTokens } : {}),
+    },
+    maxTurns: h.params.maxTurns ?? DEFAULT_MAX_TURNS,
+    grader: o.grader,
+    signal: internal.signal,
+    ...judgeOf(o),
+    // The run's fixed date: the harness's requests before the load are the run's own, so the cache serves them.
+    ...(harness ? { harness: { ...harness.session, fixedDate: h.createdAt.slice(0, 10) } } : {}),
+  });
 
-  const runJob = async (job: AblationJob): Promise<void> => {
-    const task = tasks.get(job.taskId)!;
-    const agent = await runAgent({
-      task,
-      condition: "enabled",
-      library: libraryFor(job.variant),
-      client: o.client,
-      model: h.model.name,
-      params,
-      sampleIndex: job.sample,
-      maxTurns: h.params.maxTurns ?? DEFAULT_MAX_TURNS,
+  const runPhase = (jobs: AblationJob[]): Promise<void> =>
+    runPool(jobs, {
+      concurrency: settings.concurrency,
       signal: internal.signal,
-    }).catch((err: unknown) => {
-      if (err instanceof CancelledError || internal.signal.aborted) throw new CancelledError();
-      throw new ModelFailure(err);
-    });
-    if (internal.signal.aborted) throw new CancelledError();
-    const verdict = await o.grader.grade(task, agent.answer, { signal: internal.signal, ...judgeOf(o) }).catch((err: unknown) => {
-      // A judge that cannot grade leaves the run to a resume, as in evaluate().
-      if (err instanceof JudgeError) throw new ModelFailure(err);
-      throw err;
-    });
-    if (internal.signal.aborted) throw new CancelledError();
-    const record = ablationRecord(job, agent, verdict);
-    writer.write(record);
-    records.push(record);
-    done.add(record.key);
-    o.onRecord?.(record);
-    o.onProgress?.({ done: records.length, total });
-  };
-
-  const runPhase = async (jobs: AblationJob[]): Promise<void> => {
-    const queue = [...jobs];
-    const worker = async (): Promise<void> => {
-      for (let job = queue.shift(); job && !internal.signal.aborted; job = queue.shift()) {
+      stopped: () => false,
+      run: async (job) => {
         try {
-          await runJob(job);
+          const run = await executeJob({ key: job.key, task: tasks.get(job.taskId)!, condition: "enabled", sample: job.sample }, contextFor(job.variant));
+          const record = ablationRecord(job, run);
+          writer.write(record);
+          records.push(record);
+          done.add(record.key);
+          o.onRecord?.(record);
+          o.onProgress?.({ done: records.length, total });
         } catch (err) {
-          if (internal.signal.aborted || err instanceof CancelledError) return;
-          if (!(err instanceof ModelFailure) || isFatal(err.cause)) {
-            fatal ??= err instanceof ModelFailure ? err.cause : err;
-            internal.abort();
-            return;
-          }
-          failedRuns++;
-          lastError = err.message;
-          logger.warn(`ablation run ${job.taskId} without ${job.variant} (sample ${job.sample}) failed: ${lastError}`);
+          if (failures.book(`ablation run ${job.taskId} without ${job.variant} (sample ${job.sample})`, err, internal.signal.aborted)) internal.abort();
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, () => worker()));
-  };
+        return [];
+      },
+    });
 
   try {
     o.onProgress?.({ done: records.length, total });
     await runPhase(jobsFor(singleVariants(header.sections), header.taskIds, header.samples, done));
-    if (header.pairs && !internal.signal.aborted && failedRuns === 0) {
+    if (header.pairs && !internal.signal.aborted && failures.failedRuns === 0) {
       const full = new Map(fullOutcomes(h, o.run.records, header.skill).map((f) => [f.taskId, f.full]));
       const pairs = pairVariants(header, records, full);
       const pairJobs = jobsFor(pairs, header.taskIds, header.samples, done);
@@ -266,65 +243,67 @@ export async function runAblation(plan: AblationPlan, o: AblateOptions): Promise
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
     writer.close();
+    harness?.dispose();
   }
-  // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what the failing run threw, unchanged
-  if (fatal) throw fatal;
+  if (failures.fatal) throw failures.fatal.error;
+  const { failedRuns, lastError } = failures;
   return { file: plan.file, header, records, failedRuns, ...(lastError ? { lastError } : {}), ...(o.signal?.aborted ? { stopReason: "cancelled" as const } : {}) };
 }
 
-/** One library per variant: the run's library, serving the target skill's body without the variant's sections. */
-function variantLibraries(o: AblateOptions): (variant: string) => SkillLibrary {
+/**
+ * The harness of a run made by one (its header's agent), prepared as for an evaluation. It must be the run's own
+ * binary: the full-skill outcomes the variants are compared with are that harness's, and its requests before the
+ * load must be the run's for the cache to serve them.
+ */
+async function prepareRunHarness(h: RunHeader, settings: AblationSettings, logger: Logger): Promise<Awaited<ReturnType<typeof prepareHarness>>> {
+  const agent = h.agent!;
+  const harness = await prepareHarness(parseRunSettings({ agent: agent.id, agentUnconfined: settings.agentUnconfined, maxTurns: h.params.maxTurns ?? DEFAULT_MAX_TURNS }), false, logger);
+  if (harness.info.version !== agent.version || harness.info.sha256 !== agent.sha256) {
+    harness.dispose();
+    throw new InputError(
+      `the run was made with ${agent.id} ${agent.version} (sha256 ${agent.sha256.slice(0, 12)}), but ${harness.info.id} ${harness.info.version} (sha256 ${harness.info.sha256.slice(0, 12)}) is installed: ablated runs would not be comparable with the run's`,
+      { hint: "Install the harness version the run used, or evaluate again with this one and ablate that run.", hintIds: ["agent"] },
+    );
+  }
+  return harness;
+}
+
+/**
+ * One job context per variant: the run's library serving the target skill's body without the variant's sections
+ * (the built-in loop's load_skill returns it), the same body for a harness to install as the SKILL.md, and a
+ * workspace folder of the variant's own (a harness run's folder is per task × condition × sample, and variants of
+ * one task run side by side).
+ */
+function variantContexts(o: AblateOptions, base: Omit<JobContext, "library">): (variant: string) => JobContext {
   const h = o.run.header;
-  const libraries = new Map<string, SkillLibrary>();
+  const contexts = new Map<string, JobContext>();
   return (variant) => {
-    let lib = libraries.get(variant);
-    if (lib) return lib;
+    let ctx = contexts.get(variant);
+    if (ctx) return ctx;
     const ids = variantSections(variant);
     const body = bodyWithout(o.skillText, ids.filter((id) => id !== DESCRIPTION_SECTION_ID));
+    const servedBody = (s: Skill) => (s.name === o.skillName ? body : s.body);
     const skills = ids.includes(DESCRIPTION_SECTION_ID) ? o.skills.map((s) => (s.name === o.skillName ? { ...s, description: "" } : s)) : o.skills;
-    lib = new SkillLibrary(skills, h.mode, h.search, (s) => (s.name === o.skillName ? body : s.body));
-    libraries.set(variant, lib);
-    return lib;
+    const variantDir = createHash("sha256").update(variant).digest("hex").slice(0, 16);
+    ctx = {
+      ...base,
+      library: new SkillLibrary(skills, h.mode, h.search, servedBody),
+      ...(base.harness ? { harness: { ...base.harness, workRoot: path.join(base.harness.workRoot, variantDir) }, servedBody } : {}),
+    };
+    contexts.set(variant, ctx);
+    return ctx;
   };
 }
 
-function ablationRecord(job: AblationJob, agent: AgentResult, verdict: Verdict): AblationRecord {
-  return {
-    type: "ablation-run",
-    key: job.key,
-    taskId: job.taskId,
-    variant: job.variant,
-    sample: job.sample,
-    retrieved: agent.retrieved,
-    toolCalls: agent.toolCalls,
-    answer: agent.answer,
-    verdict: agent.error && !verdict.pass ? { ...verdict, reason: `${agent.error}; ${verdict.reason}` } : verdict,
-    tokens: agent.tokens,
-    latencyMs: agent.latencyMs,
-    modelCalls: agent.modelCalls,
-    cachedCalls: agent.cachedCalls,
-    turns: agent.turns,
-    ...(agent.error ? { error: agent.error } : {}),
-    transcript: agent.transcript.map((m) =>
-      m.role === "assistant"
-        ? { role: m.role, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}) }
-        : m.role === "tool"
-          ? { role: m.role, content: m.content, toolCallId: m.toolCallId }
-          : { role: m.role, content: m.content },
-    ),
-    finishedAt: new Date().toISOString(),
-  };
+/** The ablation file's record of one run: the engine's run record, keyed by variant instead of condition. */
+function ablationRecord(job: AblationJob, run: RunRecord): AblationRecord {
+  const { type: _type, key: _key, taskId, condition: _condition, sample, ...rest } = run;
+  return { type: "ablation-run", key: job.key, taskId, variant: job.variant, sample, ...rest };
 }
 
-function isFatal(err: unknown): boolean {
-  if (err instanceof EndpointUnreachableError) return true;
-  return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
-}
-
-/** The judge of an ablation: the run's, at the repeats the run graded with. */
+/** The judge of an ablation: the run's, at the repeats and completion cap the run graded with. */
 function judgeOf(o: AblateOptions): { judge?: JudgeConfig } {
   const h = o.run.header.judge;
   if (!h) return {};
-  const endpoint = o.judge ?? { client: o.client, model: h.model };
-  return { judge: { client: endpoint.client, model: endpoint.model, repeats: h.repeats } };
+  return { judge: judgeConfig(o.judge ?? { client: o.client, model: h.model }, { repeats: h.repeats, maxTokens: o.run.header.params.maxTokens }) };
 }

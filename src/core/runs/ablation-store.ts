@@ -1,5 +1,5 @@
-/** Reading and appending ablation files (ablation-types.ts), with the run store's crash rules. */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, statSync, writeSync } from "node:fs";
+/** Reading ablation files (ablation-types.ts), with the run store's crash rules; the engine's RunWriter (store.ts) appends them. */
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { InputError, located } from "../errors.js";
 import { readLines, type RawLine } from "../line-reader.js";
@@ -129,66 +129,5 @@ function endsWithNewline(file: string): boolean {
     return buf[0] === 0x0a;
   } finally {
     closeSync(fd);
-  }
-}
-
-/** True when the file holds at least one complete line (a file killed while its header was written holds none). */
-export function hasCompleteLine(file: string): boolean {
-  const fd = openSync(file, "r");
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    for (let pos = 0; ; ) {
-      const n = readSync(fd, buf, 0, buf.length, pos);
-      if (n === 0) return false;
-      if (buf.subarray(0, n).includes(0x0a)) return true;
-      pos += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Append-only writer: one write per line; on append a torn tail is cut back to the last newline first. */
-export class AblationWriter {
-  private constructor(
-    readonly file: string,
-    private fd: number | undefined,
-  ) {}
-
-  static create(file: string, header: AblationHeader): AblationWriter {
-    let fd: number;
-    try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      fd = openSync(file, "wx");
-    } catch (e) {
-      throw new InputError(`${file}: cannot create the ablation file: ${(e as Error).message}`, { file, cause: e, hint: "Choose another file for it.", hintIds: ["runFile"] });
-    }
-    const w = new AblationWriter(file, fd);
-    w.write(header);
-    return w;
-  }
-
-  static append(file: string): AblationWriter {
-    const fd = openSync(file, "r+");
-    const size = fstatSync(fd).size;
-    const tail = Buffer.alloc(Math.min(size, 1 << 20));
-    if (size > 0) {
-      readSync(fd, tail, 0, tail.length, size - tail.length);
-      const nl = tail.lastIndexOf(0x0a);
-      const cut = nl === -1 ? size - tail.length : size - tail.length + nl + 1;
-      if (cut < size) ftruncateSync(fd, cut);
-    }
-    closeSync(fd);
-    return new AblationWriter(file, openSync(file, "a"));
-  }
-
-  write(value: AblationHeader | AblationRecord): void {
-    if (this.fd === undefined) throw new Error(`ablation file ${this.file} is closed`);
-    writeSync(this.fd, `${JSON.stringify(value)}\n`);
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
   }
 }

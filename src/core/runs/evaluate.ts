@@ -1,4 +1,4 @@
-import { CancelledError, EndpointUnreachableError, ModelConfigError, ModelRequestError } from "../errors.js";
+import { ModelConfigError } from "../errors.js";
 import { batchJournalFile } from "../layout.js";
 import { MAX_BATCH_REQUESTS } from "../models/batch-client.js";
 import type { EngineGrader } from "../grading/index.js";
@@ -8,7 +8,7 @@ import { SkillLibrary } from "../retrieval/library.js";
 import { parseRunSettings, type RunSettings, type RunSettingsInput } from "../settings.js";
 import type { Skill } from "../skills/types.js";
 import type { TaskSet } from "../tasks/schema.js";
-import { executeJob, ModelFailure, type JobContext } from "./job.js";
+import { executeJob, RunFailures, type JobContext } from "./job.js";
 import { prepareHarness } from "./harness.js";
 import { openRun, type OpenedRun } from "./open.js";
 import { Planner, type Job } from "./plan.js";
@@ -70,12 +70,6 @@ export interface EvaluationResult {
   /** Runs that failed for good (model errors after retries); resuming retries them. */
   failedRuns: number;
   lastError?: string;
-}
-
-/** Errors that make every further call pointless: stop the whole evaluation at once. */
-function isFatal(err: unknown): boolean {
-  if (err instanceof EndpointUnreachableError) return true;
-  return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
 }
 
 /**
@@ -152,9 +146,10 @@ export async function evaluate(input: RunSettingsInput, deps: EvaluationDeps): P
     await gate?.end();
     harness?.dispose();
   }
-  if (state.fatal) throw state.fatal.error;
+  if (state.failures.fatal) throw state.failures.fatal.error;
   const stopReason = deps.signal?.aborted ? "cancelled" : state.stopReason;
-  const { failedRuns, lastError, records } = state;
+  const { failedRuns, lastError } = state.failures;
+  const { records } = state;
   return { runFile: deps.runFile, header: run.header, records, failedRuns, ...(stopReason ? { stopReason } : {}), ...(lastError ? { lastError } : {}) };
 }
 
@@ -167,9 +162,7 @@ class RunState {
   readonly tracker: ProgressTracker;
   private retrievals: number;
   stopReason: string | undefined;
-  failedRuns = 0;
-  lastError: string | undefined;
-  fatal: { error: unknown } | undefined;
+  readonly failures: RunFailures;
 
   constructor(
     private readonly settings: RunSettings,
@@ -183,6 +176,7 @@ class RunState {
     this.monitor = new StopMonitor(run.tasks.map((t) => t.id), settings.design, settings.alpha);
     for (const r of run.existing) this.monitor.add(r);
     this.retrievals = run.existing.filter(retrieving).length;
+    this.failures = new RunFailures(logger);
     this.tracker = new ProgressTracker(deps.now ?? (() => performance.now()), deps.grader, run.existing.length, run.existing.reduce((n, r) => n + tokensOf(r), 0));
     // A resumed run may already be decided.
     this.stopReason = settings.stopWhen === "decided" ? this.monitor.decision() : undefined;
@@ -233,16 +227,7 @@ class RunState {
 
   /** Books a failed run; true when the failure makes every further run pointless (stop the evaluation). */
   failed(job: Job, err: unknown, cancelled: boolean): boolean {
-    if (cancelled || err instanceof CancelledError) return false;
-    if (!(err instanceof ModelFailure) || isFatal(err.cause)) {
-      // Grader/sandbox failures and auth/model-name errors make every further run pointless.
-      this.fatal ??= { error: err instanceof ModelFailure ? err.cause : err };
-      return true;
-    }
-    this.failedRuns++;
-    this.lastError = err.message;
-    this.logger.warn(`run ${job.task.id} (${job.condition}, sample ${job.sample}) failed: ${this.lastError}`);
-    return false;
+    return this.failures.book(`run ${job.task.id} (${job.condition}, sample ${job.sample})`, err, cancelled);
   }
 }
 

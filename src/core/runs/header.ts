@@ -1,6 +1,6 @@
 import type { SandboxInfo } from "../../shared/vocabulary/index.js";
 import { PROMPT_VERSION } from "../agent/prompts.js";
-import { InputError } from "../errors.js";
+import { InputError, ResumeMismatchError } from "../errors.js";
 // The run file is shared and committed; a key hidden in the base URL (user:key@, ?api-key=) must not reach it.
 import { describeEndpoint } from "../models/openai-client.js";
 import type { HarnessInfo } from "../agents/types.js";
@@ -128,7 +128,7 @@ export function assertResumable(prior: RunHeader, now: RunHeader, file: string):
   const shard = (h: RunHeader) => (h.shard ? `shard ${h.shard.index}/${h.shard.count}` : "unsharded");
   if (shard(prior) !== shard(now)) diffs.push(`the shard changed (${shard(prior)} → ${shard(now)})`);
   if (diffs.length > 0) {
-    throw new InputError(`${file}: cannot resume: ${diffs.join("; ")}.`, {
+    throw new ResumeMismatchError(`${file}: cannot resume: ${diffs.join("; ")}.`, {
       file,
       hint: "Start a new run (unchanged model calls come from the cache for free).",
       hintIds: ["runFile"],

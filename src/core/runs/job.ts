@@ -1,11 +1,13 @@
 import { runAgent, type AgentResult } from "../agent/loop.js";
 import { runHarness } from "../agents/run.js";
 import { HarnessError, type HarnessSession } from "../agents/types.js";
-import { CancelledError, JudgeError } from "../errors.js";
+import { CancelledError, EndpointUnreachableError, JudgeError, ModelRequestError } from "../errors.js";
 import type { JudgeConfig } from "../grading/judge.js";
 import type { Grader, Verdict } from "../grading/types.js";
+import type { Logger } from "../logger.js";
 import type { BatchGate, ModelClient, SamplingParams } from "../models/types.js";
 import type { SkillLibrary } from "../retrieval/library.js";
+import type { Skill } from "../skills/types.js";
 import type { Job } from "./plan.js";
 import type { RunRecord } from "./types.js";
 
@@ -34,6 +36,11 @@ export interface JobContext {
   batch?: BatchGate;
   /** A real agent harness runs the tasks instead of the built-in loop (src/core/agents). */
   harness?: HarnessSession;
+  /**
+   * A variant run (section ablation): the SKILL.md body a harness installs instead of the skill's own. The built-in
+   * loop gets the same text from `library` (its `servedBody`), so both agents see one variant.
+   */
+  servedBody?: (skill: Skill) => string;
 }
 
 /**
@@ -43,7 +50,7 @@ export interface JobContext {
 export async function executeJob(job: Job, ctx: JobContext): Promise<RunRecord> {
   ctx.batch?.runStarted();
   const common = { task: job.task, condition: job.condition, client: ctx.client, model: ctx.model, params: ctx.params, sampleIndex: job.sample, maxTurns: ctx.maxTurns, signal: ctx.signal };
-  const agent = await (ctx.harness ? runHarness(ctx.harness, { ...common, skills: ctx.library.skills }) : runAgent({ ...common, library: ctx.library }))
+  const agent = await (ctx.harness ? runHarness(ctx.harness, { ...common, skills: ctx.library.skills, ...(ctx.servedBody ? { servedBody: ctx.servedBody } : {}) }) : runAgent({ ...common, library: ctx.library }))
     .catch((err: unknown) => {
       if (err instanceof CancelledError || ctx.signal.aborted) throw new CancelledError();
       // A harness that cannot run at all (not startable, unusable output) fails every run alike: not a model failure.
@@ -91,4 +98,36 @@ export function toRunRecord(job: Job, agent: AgentResult, verdict: Verdict, fini
     ),
     finishedAt: finishedAt.toISOString(),
   };
+}
+
+/** Errors that make every further call pointless: stop the whole run (evaluation or variant run) at once. */
+function isFatal(err: unknown): boolean {
+  if (err instanceof EndpointUnreachableError) return true;
+  return err instanceof ModelRequestError && (err.status === 401 || err.status === 403 || err.status === 404);
+}
+
+/**
+ * The failure bookkeeping of every engine run (an evaluation, an ablation): a run lost to the model endpoint is
+ * counted and left to a resume; an auth or model-name error (the judge's included), an unreachable endpoint, a
+ * grader, sandbox or harness failure stops the whole run and is rethrown by its caller; a cancellation is neither.
+ */
+export class RunFailures {
+  failedRuns = 0;
+  lastError: string | undefined;
+  fatal: { error: unknown } | undefined;
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Books a failed run (`what` names it in the warning); true when the failure stops every further run. */
+  book(what: string, err: unknown, cancelled: boolean): boolean {
+    if (cancelled || err instanceof CancelledError) return false;
+    if (!(err instanceof ModelFailure) || isFatal(err.cause)) {
+      this.fatal ??= { error: err instanceof ModelFailure ? err.cause : err };
+      return true;
+    }
+    this.failedRuns++;
+    this.lastError = err.message;
+    this.logger.warn(`${what} failed: ${this.lastError}`);
+    return false;
+  }
 }

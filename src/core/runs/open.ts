@@ -8,6 +8,7 @@ import type { ModelClient } from "../models/types.js";
 import type { RunSettings } from "../settings.js";
 import type { Skill } from "../skills/types.js";
 import type { Task, TaskSet } from "../tasks/schema.js";
+import { judgeConfig } from "./factory.js";
 import { assertResumable, buildRunHeader, selectTasks } from "./header.js";
 import { assertShardable, type ShardHeader, type ShardSpec } from "./shard.js";
 import { holdsNoCompleteLine, readRunSummaries, RunWriter } from "./store.js";
@@ -121,5 +122,5 @@ export function judgeWarnings(judge: { model: string; repeats: number }, evaluat
 function judgeFor(tasks: readonly Task[], settings: RunSettings, inputs: OpenRunInputs): JudgeConfig | undefined {
   if (!tasks.some((t) => t.kind === "skill-eval" && t.criteria.some((c) => c.type === "judge"))) return undefined;
   const endpoint = inputs.judge ?? { client: inputs.client, model: inputs.model };
-  return { client: endpoint.client, model: endpoint.model, repeats: settings.judgeRepeats, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };
+  return judgeConfig(endpoint, { repeats: settings.judgeRepeats, maxTokens: settings.maxTokens });
 }

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
-import { InputError, located } from "../errors.js";
+import { InputError, located, type HintId } from "../errors.js";
 import { readLines, type RawLine } from "../line-reader.js";
 import { firstTooDeep, tooDeepMessage } from "../../shared/nesting.js";
 import { RunHeaderSchema, RunRecordSchema, StopRecordSchema, summarizeRun, type RunHeader, type RunRecord, type RunSummary, type StopRecord } from "./types.js";
@@ -232,32 +232,42 @@ function fileEndsWithNewline(file: string): boolean {
   }
 }
 
+/** What a writer says when its file cannot be created: the file's kind and the fix. */
+export interface WriterLabel {
+  what: string;
+  hint: string;
+  hintIds: HintId[];
+}
+
+const RUN_FILE: WriterLabel = { what: "run file", hint: "Choose another run file.", hintIds: ["file"] };
+
 /**
- * Append-only writer. Each record is one `write` of one line, so a crash loses at most the line being written;
+ * Append-only writer of the engine's JSONL files (run files; variant files such as ablations, with their own
+ * header and line type). Each record is one `write` of one line, so a crash loses at most the line being written;
  * on resume a torn tail is cut back to the last newline before anything is appended.
  */
-export class RunWriter {
+export class RunWriter<Line = RunRecord | StopRecord> {
   private fd: number | undefined;
 
-  private constructor(readonly file: string, fd: number) {
+  private constructor(readonly file: string, fd: number, private readonly label: WriterLabel) {
     this.fd = fd;
   }
 
-  static create(file: string, header: RunHeader): RunWriter {
+  static create<Line = RunRecord | StopRecord>(file: string, header: object, label: WriterLabel = RUN_FILE): RunWriter<Line> {
     let fd: number;
     try {
       mkdirSync(path.dirname(file), { recursive: true });
       fd = openSync(file, "wx");
     } catch (e) {
       // A bad run-file path (parent is a file, no permission, read-only disk) is the user's input, not a crash.
-      throw new InputError(`${file}: cannot create the run file: ${(e as Error).message}`, { file, cause: e, hint: "Choose another run file.", hintIds: ["file"] });
+      throw new InputError(`${file}: cannot create the ${label.what}: ${(e as Error).message}`, { file, cause: e, hint: label.hint, hintIds: label.hintIds });
     }
-    const writer = new RunWriter(file, fd);
+    const writer = new RunWriter<Line>(file, fd, label);
     writer.writeLine(header);
     return writer;
   }
 
-  static append(file: string): RunWriter {
+  static append<Line = RunRecord | StopRecord>(file: string, label: WriterLabel = RUN_FILE): RunWriter<Line> {
     const fd = openSync(file, "r+");
     const size = fstatSync(fd).size;
     // Cut a torn last line so the next record starts on a line of its own.
@@ -270,15 +280,15 @@ export class RunWriter {
     }
     if (cut < size) ftruncateSync(fd, cut);
     closeSync(fd);
-    return new RunWriter(file, openSync(file, "a"));
+    return new RunWriter<Line>(file, openSync(file, "a"), label);
   }
 
-  write(record: RunRecord | StopRecord): void {
+  write(record: Line): void {
     this.writeLine(record);
   }
 
   private writeLine(value: unknown): void {
-    if (this.fd === undefined) throw new Error(`run file ${this.file} is closed`);
+    if (this.fd === undefined) throw new Error(`${this.label.what} ${this.file} is closed`);
     writeSync(this.fd, `${JSON.stringify(value)}\n`);
   }
 

@@ -1,8 +1,8 @@
 import { ModelConfigError } from "../../core/errors.js";
 import { createOpenAIBatchClient } from "../../core/models/batch-client.js";
-import { createCachedClient } from "../../core/models/cache.js";
 import { createOpenAIClient, isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../core/models/openai-client.js";
 import type { ModelClient } from "../../core/models/types.js";
+import { engineClient, judgeEndpoint } from "../../core/runs/factory.js";
 import type { RunSettings } from "../../core/settings.js";
 import type { Services } from "../services.js";
 import { createLmClient, selectLmModel } from "./lm-client.js";
@@ -24,7 +24,7 @@ export interface ResolvedClient {
  */
 export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds"> & { batch?: boolean }): Promise<ResolvedClient> {
   const cfg = svc.config.get();
-  const cached = (inner: ModelClient) => (settings.responseCache ? createCachedClient(inner, { dir: svc.layout.responsesDir, logger: svc.logger }) : inner);
+  const cached = (inner: ModelClient) => engineClient(inner, { responseCache: settings.responseCache, dirs: svc.layout, logger: svc.logger });
   // A local model runs in-process whatever the provider setting says.
   if (isLocalModelName(modelName)) {
     // Said before anything is downloaded: the engine would refuse it anyway.
@@ -70,7 +70,7 @@ export async function resolveJudge(
 ): Promise<{ client: ModelClient; model: string } | undefined> {
   if (settings.judgeModel === undefined && settings.judgeBaseUrl === undefined) return undefined;
   const cfg = svc.config.get();
-  const cached = (inner: ModelClient) => (settings.responseCache ? createCachedClient(inner, { dir: svc.layout.responsesDir, logger: svc.logger }) : inner);
+  const cached = (inner: ModelClient) => engineClient(inner, { responseCache: settings.responseCache, dirs: svc.layout, logger: svc.logger });
   if (cfg.modelProvider === "vscode-lm" && settings.judgeBaseUrl === undefined) {
     const model = await selectLmModel(settings.judgeModel ?? evaluated.modelName);
     return { client: cached(createLmClient(model, "Skill Following asks a judge model to grade each answer against the skill's own evals.")), model: model.id };
@@ -84,7 +84,7 @@ export async function resolveJudge(
       hintIds: ["judgeBaseUrl", "apiKey"],
     });
   }
-  const model = settings.judgeModel ?? evaluated.modelName;
-  const inner = createOpenAIClient({ baseURL: baseUrl, apiKey: key ?? LOCAL_DUMMY_KEY, model, timeoutMs: settings.timeoutSeconds * 1000, logger: svc.logger, env: {} });
-  return { client: cached(inner), model };
+  // Built by the core (runs/factory.ts); the editor's part is the key (SecretStorage, or the judge's variable).
+  // The editor's judge is synchronous whatever the batch setting (as before).
+  return judgeEndpoint({ ...settings, batch: false }, { baseURL: evaluated.baseUrl ?? cfg.baseUrl, model: evaluated.modelName }, { apiKey: () => key ?? LOCAL_DUMMY_KEY, dirs: svc.layout, logger: svc.logger, env: {} });
 }
