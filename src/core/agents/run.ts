@@ -66,10 +66,8 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
 
   const dir = path.join(session.workRoot, runFolder(input));
   rmSync(dir, { recursive: true, force: true });
-  const workspace = path.join(dir, "workspace");
-  const home = path.join(dir, "home");
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(home, { recursive: true });
+  const [workspace, home] = [path.join(dir, "workspace"), path.join(dir, "home")];
+  for (const d of [workspace, home]) mkdirSync(d, { recursive: true });
   const installed = input.condition === "enabled" ? installSkills(input.skills, path.join(workspace, adapter.skillsDir), input.servedBody) : [];
   const dummyKey = `sk-proxy-${randomBytes(12).toString("hex")}`;
   const socket = path.join(dir, "proxy.sock");
@@ -83,13 +81,8 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     cacheScope: harnessCacheScope({ id: adapter.id, version: session.binary.version, sha256: session.binary.sha256 }),
     maxCalls: input.maxTurns,
     dummyKey,
-    ...(adapter.normalizeRequest
-      ? {
-          normalize: (r: ChatRequest) => adapter.normalizeRequest!(r, { date: session.fixedDate }),
-          // The model sees the run's date; the cache keys on a date-free form, so the same run on another day is free.
-          cacheKeyOf: (r: ChatRequest) => adapter.normalizeRequest!(r, { date: CACHE_KEY_DATE }),
-        }
-      : {}),
+    // The model sees the run's date; the cache keys on a date-free form, so the same run on another day is free.
+    ...(adapter.normalizeRequest ? { normalize: (r: ChatRequest) => adapter.normalizeRequest!(r, { date: session.fixedDate }), cacheKeyOf: (r: ChatRequest) => adapter.normalizeRequest!(r, { date: CACHE_KEY_DATE }) } : {}),
     ...(confined ? { socketPath: socket } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });

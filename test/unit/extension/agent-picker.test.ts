@@ -64,7 +64,7 @@ async function elsewhere<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 beforeEach(() => {
   editor.settings.clear();
   editor.messages = [];
-  editor.answers = { message: [], input: [], pick: [] };
+  editor.answers = { message: [], input: [], pick: [], dialog: [] };
 });
 
 describe("Choose Agent…", () => {
