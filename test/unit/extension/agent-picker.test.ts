@@ -41,6 +41,7 @@ function services(): Services {
     logger: { info: quiet, warn: quiet, error: quiet, show: quiet },
     config: { get: config, reload: config, onDidChange: changes.event },
     runner: { running: false },
+    secrets: { getApiKey: async () => undefined },
   } as unknown as Services;
 }
 
