@@ -18,7 +18,7 @@ import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, RE
 import { createConfigsFixture, MODEL_A, MODEL_B, type ConfigsFixture } from "../integration/support/configs-fixture.js";
 import { API_KEY } from "../integration/support/fixture.js";
 import { EXAMPLE_EXPECTED, EXAMPLE_HARMED, EXAMPLE_RESCUED, EXAMPLE_SKILL, EXAMPLE_TASKS_FILE } from "../support/example-scenario.js";
-import { palette, pick, reportFrame, shot, SHOTS } from "./ui.js";
+import { palette, pick, reportFrame, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -121,11 +121,10 @@ describe("verdicts per configuration: example with A, library with B, compare A 
     await filter(id);
     // The filter has applied once every task row drawn is that task (the row indices below are the filtered tree's).
     const tasks = page.locator('.test-explorer .monaco-list-row[aria-level="2"]');
-    for (const deadline = Date.now() + 30_000; ; await page.waitForTimeout(100)) {
+    await until(page, `the Testing view's filter narrowing the tree to ${id}`, async () => {
       const texts = await tasks.allTextContents();
-      if (texts.length > 0 && texts.every((t) => t.includes(id))) break;
-      if (Date.now() > deadline) throw new Error(`the Testing view's filter never narrowed the tree to ${id} (rows: ${texts.join(" | ")})`);
-    }
+      return texts.length > 0 && texts.every((t) => t.includes(id));
+    });
     const skill = page.locator('.test-explorer .monaco-list-row[aria-level="1"]', { hasText: EXAMPLE_SKILL }).first();
     await skill.waitFor({ timeout: 30_000 });
     if ((await skill.getAttribute("aria-expanded")) !== "true") await skill.locator(".monaco-tl-twistie").click();
@@ -151,27 +150,24 @@ describe("verdicts per configuration: example with A, library with B, compare A 
     const row = await taskRow(taskId);
     await row.hover();
     await row.locator(".action-label.codicon-testing-run-icon").click();
-    const deadline = Date.now() + 180_000;
-    for (;;) {
+    const done = await until(page, `a finished re-run file after clicking Run on ${taskId}`, () => {
       const file = rerunFiles().find((f) => !known.has(f));
       const lines = file ? linesOf(file) : [];
       const header = lines.find((l) => l.type === "header");
       const runs = lines.filter((l) => l.type === "run");
-      if (file && header && runs.length >= 2 * header.params!.samples) {
-        return {
-          received: fixture.server.calls - before,
-          sent: runs.reduce((n, r) => n + r.modelCalls!, 0),
-          cached: runs.reduce((n, r) => n + r.cachedCalls!, 0),
-          file,
-          taskIds: [...new Set(runs.map((r) => r.taskId!))],
-        };
-      }
-      if (Date.now() > deadline) {
-        await shot(page, "timeout");
-        throw new Error(`clicking Run on ${taskId} wrote no finished re-run file after 180 s (have: ${rerunFiles().join(", ")})`);
-      }
-      await page.waitForTimeout(250);
-    }
+      return file && header && runs.length >= 2 * header.params!.samples ? { file, runs } : undefined;
+    }, 720, 250).catch(async (err: unknown) => {
+      await shot(page, "timeout");
+      throw err;
+    });
+    const { file, runs } = done;
+    return {
+      received: fixture.server.calls - before,
+      sent: runs.reduce((n, r) => n + r.modelCalls!, 0),
+      cached: runs.reduce((n, r) => n + r.cachedCalls!, 0),
+      file,
+      taskIds: [...new Set(runs.map((r) => r.taskId!))],
+    };
   }
 
   it("5. the Testing view lists the skills and the example's tasks", async () => {

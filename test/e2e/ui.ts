@@ -7,6 +7,20 @@ import { REPO_ROOT } from "../integration/support/code-server.js";
 export const SHOTS = path.join(REPO_ROOT, "test-results", "e2e");
 export const DOCS_IMAGES = path.join(REPO_ROOT, "docs", "images");
 
+/**
+ * Re-checks `probe` every `everyMs` until it gives a value (not undefined or false); fails naming `what` after
+ * `polls` checks. Counted in checks, never by the clock: on a loaded machine each check only comes later. For UI
+ * state no event announces (rows a tree drew, a file the extension wrote).
+ */
+export async function until<T>(page: Page, what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, polls = 300, everyMs = 100): Promise<T> {
+  for (let i = 0; ; i++) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (i >= polls) throw new Error(`still not ${what} after ${polls} checks`);
+    await page.waitForTimeout(everyMs);
+  }
+}
+
 /** A screenshot in test-results/e2e/; with SF_UPDATE_DOCS_IMAGES=1 also the README's picture of that name. */
 export async function shot(target: Page | { screenshot(o: { path: string }): Promise<unknown> }, name: string): Promise<void> {
   const file = path.join(SHOTS, `${name}.png`);

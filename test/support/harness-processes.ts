@@ -25,11 +25,13 @@ export function harnessProcesses(root: string, binary: string): number[] {
   return out;
 }
 
-/** Polls `ok` (a state on disk or in /proc, which no event announces) until it holds; fails naming `what` after the timeout. */
-export async function waitFor(ok: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+/**
+ * Polls `ok` (a state on disk or in /proc, which no event announces) every 50 ms until it holds; fails naming `what`
+ * after `polls` checks. Counted in checks, never by the clock: on a loaded machine each check only comes later.
+ */
+export async function waitFor(ok: () => boolean, what: string, polls = 400): Promise<void> {
+  for (let i = 0; !ok(); i++) {
+    if (i >= polls) throw new Error(`still not ${what} after ${polls} checks`);
     await sleep(50);
   }
 }

@@ -315,7 +315,7 @@ describe("a Claude Code evaluation killed with SIGKILL resumes and loses nothing
     let finished = false;
     void first.done.then(() => (finished = true));
     // Kill once the header and two runs are on disk: the other runs are in flight or not started.
-    await waitFor(() => finished || lines() >= 3, "two runs are written", 300_000);
+    await waitFor(() => finished || lines() >= 3, "two runs are written", 6_000);
     assert.ok(!finished, "the run was still going when killed");
     first.child.kill("SIGKILL");
     await first.done;
