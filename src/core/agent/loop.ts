@@ -54,6 +54,11 @@ export function firstRequest(input: Pick<AgentInput, "task" | "condition" | "lib
   return request;
 }
 
+/** A result before the first turn: nothing retrieved, answered or counted yet (the built-in loop and the harnesses). */
+export function emptyAgentResult(transcript: ChatMessage[]): AgentResult {
+  return { transcript, toolCalls: [], retrieved: [], filesRead: [], finalText: null, answer: null, tokens: { prompt: 0, completion: 0 }, latencyMs: 0, modelCalls: 0, cachedCalls: 0, turns: 0 };
+}
+
 /**
  * The agent loop: ask, execute skill tool calls, ask again, until the model answers without tool calls or the
  * turn limit is reached. Model errors propagate (the caller decides whether the run is lost or recorded).
@@ -62,19 +67,7 @@ export async function runAgent(input: AgentInput): Promise<AgentResult> {
   const maxTurns = input.maxTurns ?? DEFAULT_MAX_TURNS;
   const request = firstRequest(input);
   const messages = request.messages;
-  const result: AgentResult = {
-    transcript: messages,
-    toolCalls: [],
-    retrieved: [],
-    filesRead: [],
-    finalText: null,
-    answer: null,
-    tokens: { prompt: 0, completion: 0 },
-    latencyMs: 0,
-    modelCalls: 0,
-    cachedCalls: 0,
-    turns: 0,
-  };
+  const result = emptyAgentResult(messages);
   const seen = new Set<string>();
 
   for (let turn = 0; turn < maxTurns; turn++) {

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { replyOverCap } from "../agent/extract.js";
-import type { ToolCallRecord } from "../agent/types.js";
+import { emptyAgentResult } from "../agent/loop.js";
 import { CancelledError } from "../errors.js";
 import type { ChatMessage, ChatRequest } from "../models/types.js";
 import { recordedArguments } from "../retrieval/tool-args.js";
@@ -121,21 +121,8 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
 
     // Retrieval: the model's tool calls as the proxy saw them, then the harness's own events.
     const tracker = new RetrievalTracker(installed, adapter.skillsDir);
-    const toolCalls: ToolCallRecord[] = [];
-    const result: HarnessRunResult = {
-      transcript: [],
-      toolCalls,
-      retrieved: [],
-      filesRead: [],
-      finalText: null,
-      answer: null,
-      tokens: { prompt: 0, completion: 0 },
-      latencyMs: 0,
-      modelCalls: 0,
-      cachedCalls: 0,
-      turns: proxy.exchanges.length,
-      events,
-    };
+    const result: HarnessRunResult = { ...emptyAgentResult([]), turns: proxy.exchanges.length, events };
+    const { toolCalls } = result;
     for (const ex of proxy.exchanges) {
       if (!ex.response) continue;
       result.tokens.prompt += ex.response.usage.promptTokens;
