@@ -28,8 +28,8 @@ const HEADLESS_FLAGS = ["--output-format", "stream-json", "--approval-mode", "yo
  * - the workspace trusted (folder trust off): untrusted, the CLI ignores `.gemini/skills` of the workspace;
  * - nothing that phones home: no usage statistics, telemetry or update checks;
  * - no retries of its own (the proxy's client retries, one layer): one attempt per request, no fetch-error retry;
- * - no web tools and no sub-agents (`invoke_agent`): the run's only network is the model, and sub-agents would
- *   multiply calls the turn limit counts;
+ * - no web tools and no sub-agents (none loaded, and `invoke_agent` not offered: the CLI registers it either way):
+ *   the run's only network is the model, and sub-agents would multiply calls the turn limit counts;
  * - no checkpointing (it would snapshot the workspace with git).
  * Skills stay on (the default); the CLI's built-in skills are listed in both conditions, as a user sees them.
  */
@@ -38,7 +38,7 @@ const SETTINGS = {
   privacy: { usageStatisticsEnabled: false },
   telemetry: { enabled: false },
   general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1, retryFetchErrors: false, checkpointing: { enabled: false } },
-  tools: { exclude: ["google_web_search", "web_fetch"] },
+  tools: { exclude: ["google_web_search", "web_fetch", "invoke_agent"] },
   experimental: { enableAgents: false },
   skills: { enabled: true },
 } as const;

@@ -221,3 +221,128 @@ describe("Gemini CLI as the agent (real CLI, bubblewrap, scripted model)", { tim
     for (const r of server.requests) assert.ok(!JSON.stringify(r).includes(KEY));
   });
 });
+
+describe("a hostile Gemini CLI run (confined by bubblewrap) leaves the host untouched", { timeout: 300_000 }, () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sf-gemini-hostile-"));
+  const canaryDir = path.join(os.homedir(), `.sf-gemini-canary-${process.pid}`);
+  const canary = path.join(canaryDir, "keep.txt");
+  const outside = [path.join(dir, "outside.txt"), path.join(os.tmpdir(), `sf-gemini-outside-${process.pid}.txt`)];
+  const written = path.join(os.tmpdir(), `sf-gemini-write-tool-${process.pid}.txt`);
+  const KEY_ENV = "SF_TEST_GEMINI_HOSTILE_KEY";
+  let server: ScriptedServer;
+  const grader = createGrader();
+
+  before(async () => {
+    mkdirSync(canaryDir, { recursive: true });
+    writeFileSync(canary, "host file\n");
+    // The key is in this process's environment too: a harness that could read it (env, /proc) would find it there.
+    process.env[KEY_ENV] = KEY;
+    const attack = [
+      `rm -rf ${JSON.stringify(canaryDir)} 2>&1 | tail -2`,
+      ...outside.map((f) => `echo pwned > ${JSON.stringify(f)} 2>&1`),
+      `env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a ${KEY_ENV}; grep -rsa 'sk-upstream-secret' /etc /home /root /tmp /run 2>/dev/null | head -3`,
+      "echo done",
+    ].join("; ");
+    // run_shell_command for the shell, then Gemini CLI's own write_file aimed outside the workspace.
+    const steps = [{ shell: attack }, { writeFile: written, content: "pwned" }, { answer: "The answer is \\boxed{1}." }];
+    server = await startScriptedServer({ script: geminiScript({ "Say one.": { skill: SKILL, enabled: steps, disabled: steps } }), requireKey: KEY });
+  });
+  after(async () => {
+    delete process.env[KEY_ENV];
+    await server?.close();
+    await grader.dispose();
+    rmSync(canaryDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("deletes no host file, writes nothing outside the workspace (shell or write_file) and never sees the key", async () => {
+    const skillDir = path.join(dir, "skills", SKILL);
+    cpSync(path.join(ROOT, "skills", SKILL), skillDir, { recursive: true });
+    const { skills } = await scanSkills([skillDir]);
+    const result = await evaluate(
+      { agent: "gemini", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 5 },
+      {
+        skills,
+        taskSet: { name: "hostile", format: "native", file: path.join(dir, "hostile.jsonl"), hash: "h-1", tasks: [{ id: "hostile", kind: "math-answer", prompt: "Say one.", answer: "1" }], issues: [] },
+        client: createOpenAIClient({ baseURL: server.url, apiKey: KEY, model: "m", retryBaseMs: 5, maxBackoffMs: 20 }),
+        model: "m",
+        grader,
+        runFile: path.join(dir, "run.jsonl"),
+        resume: false,
+      },
+    );
+    assert.equal(result.failedRuns, 0, result.lastError);
+    assert.equal(result.records.length, 2);
+    const back = await readRunFile(result.runFile);
+    for (const r of back.records) {
+      // The attack ran: its output came back to the model as the tool result.
+      const output = r.transcript.filter((m) => m.role === "tool").map((m) => m.content ?? "").join("\n");
+      assert.match(output, /done/, `the attack's commands ran (${r.condition}): ${output.slice(0, 2000)}`);
+      assert.deepEqual(r.toolCalls.map((c) => c.name), ["run_shell_command", "write_file"]);
+      assert.ok(r.verdict.pass);
+    }
+    assert.equal(readFileSync(canary, "utf8"), "host file\n", "the host's file is still there");
+    for (const f of [...outside, written]) assert.ok(!existsSync(f), `${f} was not written`);
+    for (const r of server.requests) assert.ok(!JSON.stringify(r).includes(KEY), "no request to the model holds the key");
+    assert.ok(!readFileSync(result.runFile, "utf8").includes(KEY));
+  });
+});
+
+describe("a Gemini CLI evaluation killed with SIGKILL resumes and loses nothing (the CLI)", { timeout: 600_000 }, () => {
+  let server: ScriptedServer;
+  let ws: string;
+
+  before(async () => {
+    ws = tempDir("sf-gemini-kill-");
+    const skillDir = path.join(ws, "skills", SKILL);
+    cpSync(path.join(ROOT, "skills", SKILL), skillDir, { recursive: true });
+    mkdirSync(path.join(skillDir, "references"));
+    writeFileSync(path.join(skillDir, REFERENCE), "$12.40 → 12\n");
+    writeFileSync(path.join(ws, "tasks.jsonl"), IDS.map((id) => JSON.stringify(task(id))).join("\n") + "\n");
+    server = await startScriptedServer({ script: geminiScript(plans()), requireKey: KEY });
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  it("every run exactly once, each model request asked upstream once (bar the ones in flight at the kill), no harness left running, the work root swept", async () => {
+    const args = (resume: boolean) => ["run", "--agent", "gemini", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--concurrency", "2", "--max-turns", "6", "--out", "runs/killed.jsonl", ...(resume ? ["--resume"] : [])];
+    const env = { cwd: ws, apiKey: KEY, baseUrl: server.url };
+    const out = path.join(ws, "runs", "killed.jsonl");
+    const lines = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").length - 1 : 0);
+    server.reset();
+    const first = startCli(args(false), env);
+    let finished = false;
+    void first.done.then(() => (finished = true));
+    // Kill once the header and two runs are on disk: the other runs are in flight or not started.
+    await waitFor(() => finished || lines() >= 3, "two runs are written", 6_000);
+    assert.ok(!finished, "the run was still going when killed");
+    first.child.kill("SIGKILL");
+    await first.done;
+    const before = readFileSync(out, "utf8");
+    const callsBefore = server.calls;
+    // bwrap --die-with-parent: the killed CLI's harnesses go with it.
+    await waitFor(() => harnessProcesses(ws, "gemini").length === 0, "no harness of the killed run is left running");
+    const left = workRoots(ws);
+    assert.equal(left.length, 1, `the killed run left its work root: ${left.join(", ")}`);
+    assert.match(left[0]!, new RegExp(`^skill-following-gemini-${first.child.pid}-`));
+
+    const resumed = await runCli(args(true), env);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const back = await readRunFile(out);
+    const keys = back.records.map((r) => `${r.taskId}|${r.condition}`).sort();
+    assert.deepEqual(keys, IDS.flatMap((id) => [`${id}|disabled`, `${id}|enabled`]).sort(), "every task × condition exactly once");
+    assert.ok(readFileSync(out, "utf8").startsWith(before), "the runs written before the kill are kept as they were");
+    assert.deepEqual(workRoots(ws), [], "the resumed run swept the killed run's work root and removed its own");
+    // A clean run asks 18 requests; each was asked upstream once, except the ones answered but not yet cached when
+    // the kill came (at most one per run in flight).
+    const clean = 4 * 2 + 3 + 1 + 6;
+    assert.ok(server.calls >= clean && server.calls <= clean + 2, `upstream calls ${callsBefore} before the kill + ${server.calls - callsBefore} after`);
+    const report = buildReport([{ header: back.header, records: back.records.map((r) => summarizeRun(r)), stops: [] }]);
+    const e = report.evaluations[0]!;
+    assert.equal(e.retrieved.rescued, RESCUED.length);
+    assert.equal(e.retrieved.harmed, HARMED.length);
+    assert.equal(e.metrics.RAE, (1 - 3) / 5);
+  });
+});
