@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { ChatMessage, ChatRequest, ToolCall } from "../models/types.js";
+import type { ChatMessage, ChatRequest, ToolCall, ToolDefinition } from "../models/types.js";
 import { findHarnessPackage, sha256File } from "./locate.js";
 import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext, type LocateOptions } from "./types.js";
 
@@ -173,14 +173,42 @@ function spokenDate(date: string): string {
   return d.toLocaleDateString("en-US", { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
 }
 
+const SKILL_LIST = /<available_skills>\n([\s\S]*?)<\/available_skills>/g;
+const SKILL_ENTRY = /^ {2}<skill>\n[\s\S]*?^ {2}<\/skill>\n/gm;
+const AVAILABLE = /\(Available: ((?:'[^']*'(?:, )?)+)\)/;
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The `<skill>` entries of each `<available_skills>` block in name order (the CLI lists them in file-system walk order). */
+function sortSkillList(text: string): string {
+  return text.replace(SKILL_LIST, (whole, inner: string) => {
+    const entries = inner.match(SKILL_ENTRY) ?? [];
+    if (entries.join("") !== inner) return whole;
+    const name = (e: string) => /<name>([^<]*)<\/name>/.exec(e)?.[1] ?? "";
+    return `<available_skills>\n${[...entries].sort((a, b) => byName(name(a), name(b))).join("")}</available_skills>`;
+  });
+}
+
+/** activate_skill's name enum and its description's "(Available: 'a', 'b')" in name order. */
+function sortActivateSkill(tool: ToolDefinition): ToolDefinition {
+  if (tool.name !== "activate_skill") return tool;
+  const description = tool.description.replace(AVAILABLE, (_whole, list: string) => `(Available: ${(list.match(/'[^']*'/g) ?? []).sort(byName).join(", ")})`);
+  const properties = tool.parameters.properties as Record<string, Record<string, unknown>> | undefined;
+  const names = properties?.name?.enum;
+  const parameters = Array.isArray(names) ? { ...tool.parameters, properties: { ...properties, name: { ...properties!.name, enum: [...(names as string[])].sort(byName) } } } : tool.parameters;
+  return { ...tool, description, parameters };
+}
+
 /**
  * Values Gemini CLI puts into requests that differ between two identical runs, replaced so an unchanged re-run asks
- * the same requests (docs/agents/gemini.md): today's date (→ the run's date) and, in shell output, the process group
- * id (→ dropped). Tool call ids are the model's own (the proxy's answers carry them), so the CLI makes up none.
+ * the same requests (docs/agents/gemini.md): today's date (→ the run's date); in shell output, the process group id
+ * (→ dropped); the order of the skill list and of activate_skill's names (the CLI finds skills with an asynchronous
+ * directory walk whose order varies from run to run → name order). Tool call ids are the model's own (the proxy's
+ * answers carry them), so the CLI makes up none.
  */
 export function normalizeGeminiRequest(request: ChatRequest, fixed: { date: string }): ChatRequest {
   const today = `Today's date is ${spokenDate(fixed.date)} (formatted according to the user's locale).`;
-  const fix = (text: string): string => text.replace(TODAY, today).replace(/^Process Group PGID: \d+\n?/gm, "");
+  const fix = (text: string): string => sortSkillList(text.replace(TODAY, today).replace(/^Process Group PGID: \d+\n?/gm, ""));
   const messages = request.messages.map((m): ChatMessage => (m.role === "assistant" ? m : { ...m, content: fix(m.content) }));
-  return { ...request, messages };
+  return { ...request, messages, ...(request.tools ? { tools: request.tools.map(sortActivateSkill) } : {}) };
 }

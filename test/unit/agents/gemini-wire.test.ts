@@ -198,4 +198,21 @@ describe("the Gemini CLI adapter: events and normalisation", () => {
     assert.equal(normalizeGeminiRequest(request, { date: "0000-00-00" }).messages[0]!.content, "Today's date is 0000-00-00 (formatted according to the user's locale).\nGo.");
     assert.deepEqual(normalizeGeminiRequest(request, { date: "2031-02-03" }), normalizeGeminiRequest(fixed, { date: "2031-02-03" }), "idempotent");
   });
+
+  it("puts the skill list and activate_skill's names in name order (the CLI's directory walk varies their order)", () => {
+    const entry = (name: string) => `  <skill>\n    <name>${name}</name>\n    <description>About ${name}.\nTwo lines.</description>\n    <location>/workspace/.gemini/skills/${name}/SKILL.md</location>\n  </skill>\n`;
+    const list = (names: string[]) => `# Available Agent Skills\n\n<available_skills>\n${names.map(entry).join("")}</available_skills>\n\n# Hook Context`;
+    const tool = (names: string[]) => ({
+      name: "activate_skill",
+      description: `Activates a specialized agent skill by name (Available: ${names.map((n) => `'${n}'`).join(", ")}). Returns the skill's instructions.`,
+      parameters: { type: "object", properties: { name: { type: "string", enum: names, description: "The name." } }, required: ["name"] },
+    });
+    const request = (names: string[]): ChatRequest => ({ model: "m", messages: [{ role: "system", content: list(names) }, { role: "user", content: "Go." }], tools: [{ name: "read_file", description: "Reads.", parameters: {} }, tool(names)] });
+    const a = normalizeGeminiRequest(request(["skill-creator", "money", "antigravity-support"]), { date: "2031-02-03" });
+    const b = normalizeGeminiRequest(request(["antigravity-support", "skill-creator", "money"]), { date: "2031-02-03" });
+    assert.deepEqual(a, b, "two walk orders, one request");
+    assert.equal(a.messages[0]!.content, list(["antigravity-support", "money", "skill-creator"]));
+    assert.deepEqual(a.tools?.[1], tool(["antigravity-support", "money", "skill-creator"]));
+    assert.deepEqual(a.tools?.[0], { name: "read_file", description: "Reads.", parameters: {} });
+  });
 });
