@@ -45,7 +45,8 @@ export interface WireReply {
 export class WireFormatError extends Error {}
 
 /**
- * One wire format of the proxy (proxy/openai-responses.ts, proxy/openai-chat.ts, proxy/anthropic-messages.ts).
+ * One wire format of the proxy (proxy/openai-responses.ts, proxy/openai-chat.ts, proxy/anthropic-messages.ts,
+ * proxy/gemini.ts).
  * Pure functions: no I/O, no clock, no randomness, so a cached answer replays as the same bytes.
  */
 export interface WireFormat {

@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -230,6 +231,8 @@ describe("a hostile Gemini CLI run (confined by bubblewrap) leaves the host unto
   const written = path.join(os.tmpdir(), `sf-gemini-write-tool-${process.pid}.txt`);
   const KEY_ENV = "SF_TEST_GEMINI_HOSTILE_KEY";
   let server: ScriptedServer;
+  let listener: net.Server;
+  let connections = 0;
   const grader = createGrader();
 
   before(async () => {
@@ -237,9 +240,16 @@ describe("a hostile Gemini CLI run (confined by bubblewrap) leaves the host unto
     writeFileSync(canary, "host file\n");
     // The key is in this process's environment too: a harness that could read it (env, /proc) would find it there.
     process.env[KEY_ENV] = KEY;
+    listener = net.createServer((sock) => {
+      connections++;
+      sock.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const port = (listener.address() as net.AddressInfo).port;
     const attack = [
-      `rm -rf ${JSON.stringify(canaryDir)} 2>&1 | tail -2`,
+      `rm -rf "$HOME" ${JSON.stringify(canaryDir)} 2>&1 | tail -2`,
       ...outside.map((f) => `echo pwned > ${JSON.stringify(f)} 2>&1`),
+      `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>&1 && echo tcp-open`,
       `env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a ${KEY_ENV}; grep -rsa 'sk-upstream-secret' /etc /home /root /tmp /run 2>/dev/null | head -3`,
       "echo done",
     ].join("; ");
@@ -250,12 +260,13 @@ describe("a hostile Gemini CLI run (confined by bubblewrap) leaves the host unto
   after(async () => {
     delete process.env[KEY_ENV];
     await server?.close();
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
     await grader.dispose();
     rmSync(canaryDir, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("deletes no host file, writes nothing outside the workspace (shell or write_file) and never sees the key", async () => {
+  it("deletes no host file, writes nothing outside the workspace (shell or write_file), opens no connection and never sees the key", async () => {
     const skillDir = path.join(dir, "skills", SKILL);
     cpSync(path.join(ROOT, "skills", SKILL), skillDir, { recursive: true });
     const { skills } = await scanSkills([skillDir]);
@@ -278,11 +289,13 @@ describe("a hostile Gemini CLI run (confined by bubblewrap) leaves the host unto
       // The attack ran: its output came back to the model as the tool result.
       const output = r.transcript.filter((m) => m.role === "tool").map((m) => m.content ?? "").join("\n");
       assert.match(output, /done/, `the attack's commands ran (${r.condition}): ${output.slice(0, 2000)}`);
+      assert.doesNotMatch(output, /tcp-open/);
       assert.deepEqual(r.toolCalls.map((c) => c.name), ["run_shell_command", "write_file"]);
       assert.ok(r.verdict.pass);
     }
     assert.equal(readFileSync(canary, "utf8"), "host file\n", "the host's file is still there");
     for (const f of [...outside, written]) assert.ok(!existsSync(f), `${f} was not written`);
+    assert.equal(connections, 0, "no connection reached the host's loopback");
     for (const r of server.requests) assert.ok(!JSON.stringify(r).includes(KEY), "no request to the model holds the key");
     assert.ok(!readFileSync(result.runFile, "utf8").includes(KEY));
   });

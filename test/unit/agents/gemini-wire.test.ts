@@ -104,7 +104,7 @@ describe("the Gemini API format: requests", () => {
   it("a body it cannot read is a WireFormatError naming the place", () => {
     assert.throws(() => geminiToChatRequest([]), WireFormatError);
     assert.throws(() => geminiToChatRequest({}), /the request has no contents/);
-    assert.throws(() => geminiToChatRequest({ contents: [{ role: "system", parts: [] }] }), /contents\[0\]: role 'system' is not supported \(user or model\)/);
+    assert.throws(() => geminiToChatRequest({ contents: [{ role: "system", parts: [] }] }), /contents\[0\]: role "system" is not supported \(user or model\)/);
     assert.throws(() => geminiToChatRequest({ contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: {} } }] }] }), /contents\[0\]\.parts\[0\]: a functionResponse of f answers no functionCall before it/);
     assert.throws(() => geminiToChatRequest({ contents: [{ role: "model", parts: [{ functionCall: { args: {} } }] }] }), /contents\[0\]\.parts\[0\]: a functionCall needs a name/);
   });

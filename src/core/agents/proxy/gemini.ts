@@ -164,7 +164,7 @@ export function geminiToChatRequest(body: unknown): ChatRequest {
       });
       messages.push(...tools);
       if (texts.length) messages.push({ role: "user", content: texts.join("\n\n") });
-    } else throw new WireFormatError(`${where}: role '${String(role)}' is not supported (user or model)`);
+    } else throw new WireFormatError(`${where}: role ${JSON.stringify(role)} is not supported (user or model)`);
   });
   const request: ChatRequest = { model: typeof body.model === "string" ? body.model.replace(/^models\//, "") : "", messages };
   const tools = toolsOf(body.tools);
