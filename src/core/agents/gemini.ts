@@ -88,7 +88,9 @@ export function geminiAdapter(): HarnessAdapter {
       return { path: entry, version, sha256: options.hash === false ? "" : await sha256File(entry), package: PACKAGE };
     },
 
-    homeFiles: () => ({ ".gemini/settings.json": `${JSON.stringify(SETTINGS, null, 2)}\n` }),
+    // The settings, and a temporary folder inside HOME (TMPDIR): the CLI writes error reports to the temporary
+    // folder, which must not be the host's /tmp when the run is unconfined.
+    homeFiles: () => ({ ".gemini/settings.json": `${JSON.stringify(SETTINGS, null, 2)}\n`, "tmp/.keep": "" }),
 
     command(ctx: LaunchContext) {
       return {
@@ -97,6 +99,7 @@ export function geminiAdapter(): HarnessAdapter {
           // The SDK appends `/v1beta/models/<model>:…` to the base URL itself.
           GOOGLE_GEMINI_BASE_URL: ctx.proxyUrl.replace(/\/v1\/?$/, ""),
           GEMINI_API_KEY: ctx.dummyKey,
+          TMPDIR: path.join(ctx.home, "tmp"),
           ...Object.fromEntries(ENVIRONMENT),
           ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {}),
         },
