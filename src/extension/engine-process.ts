@@ -47,8 +47,9 @@ export function runInEngineProcess(run: EngineRun): Promise<EngineOutcome> {
     stderr = (stderr + d).slice(-4000);
   });
   const calls = new Map<number, AbortController>();
+  // A message to an engine that has just ended is dropped (its end is reported by "close").
   const send = (message: HostToEngine) => {
-    if (child.connected) child.send(message);
+    if (child.connected) child.send(message, (err: Error | null) => err && run.logger.debug(`engine process: ${message.type} not delivered (${err.message})`));
   };
   const cancel = () => send({ type: "cancel" });
   run.signal.addEventListener("abort", cancel, { once: true });

@@ -1,0 +1,62 @@
+/**
+ * In-host module of event-loop.test.ts: the extension host's event-loop delay (perf_hooks.monitorEventLoopDelay,
+ * this process's own loop, not wall time) while the extension evaluates: the fixture's python task set (the sandbox
+ * starts, computes expected outputs and checks every answer) and then its math task set. The monitor starts after
+ * the extension is activated and the key is set, so code-server's startup is not in the numbers.
+ */
+import * as vscode from "vscode";
+import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { hostConfig, reportFacts, serverCalls } from "./common.js";
+
+interface HostConfig {
+  resultsFile: string;
+  skillFile: string;
+  taskSetFile: string;
+  pythonTaskSetFile: string;
+  controlUrl: string;
+  apiKey: string;
+}
+
+const config = hostConfig<HostConfig>();
+const facts: Record<string, unknown> = {};
+const steps: string[] = [];
+
+const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+const summary = (h: IntervalHistogram) => ({ maxMs: ms(h.max), p99Ms: ms(h.percentile(99)), meanMs: ms(h.mean), samples: h.count });
+
+/** One evaluation (as evaluate-on-save runs it: no report panel) with the monitor running around it alone. */
+async function measured(taskSet: string): Promise<Record<string, unknown>> {
+  const before = await serverCalls(config.controlUrl);
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  const cpu = process.cpuUsage();
+  const outcome = (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", vscode.Uri.file(config.skillFile), { taskSet, model: "scripted-model", background: true })) as
+    | { runFile: string; cancelled: boolean; view?: { headline: { n: number } } }
+    | undefined;
+  h.disable();
+  const used = process.cpuUsage(cpu);
+  return {
+    ...summary(h),
+    hostCpuMs: Math.round((used.user + used.system) / 1000),
+    calls: (await serverCalls(config.controlUrl)) - before,
+    cancelled: outcome?.cancelled ?? null,
+    n: outcome?.view?.headline.n ?? null,
+  };
+}
+
+async function body(): Promise<void> {
+  steps.push("activate");
+  const ext = vscode.extensions.getExtension("skill-following.skill-following");
+  if (!ext) throw new Error("extension skill-following.skill-following not found");
+  await ext.activate();
+  steps.push("set key");
+  facts.setKey = await vscode.commands.executeCommand("skillFollowing.setApiKey", config.apiKey);
+  steps.push("python evaluation");
+  facts.python = await measured(config.pythonTaskSetFile);
+  steps.push("math evaluation");
+  facts.math = await measured(config.taskSetFile);
+}
+
+export async function run(): Promise<void> {
+  await reportFacts(config.resultsFile, facts, body, steps, 240_000);
+}
