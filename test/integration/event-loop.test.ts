@@ -38,8 +38,16 @@ describe("the extension host's event loop during an evaluation", { skip: skip ??
       pythonTaskSetFile: fixture.pythonTaskSetFile,
       controlUrl: fixture.controlUrl,
       apiKey: API_KEY,
+      // SF_EVENT_LOOP_PROFILE=<dir>: CPU profiles of the extension host during each evaluation, to see what held it.
+      ...(process.env.SF_EVENT_LOOP_PROFILE ? { profileDir: path.resolve(process.env.SF_EVENT_LOOP_PROFILE) } : {}),
     });
-    server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "event-loop-code-server.log") });
+    server = await startCodeServer({
+      sessionDir: path.join(root, "session"),
+      logFile: path.join(REPO_ROOT, "test-results", "event-loop-code-server.log"),
+      // code-server's own port finder polls /proc of every process on the machine from this same extension host (an
+      // exec and thousands of stats a round, triggered by the servers tests start): its work, not the extension's.
+      settings: { "remote.autoForwardPorts": false, "remote.autoForwardPortsSource": "output" },
+    });
     facts = (await runInExtensionHost({ server, workspace, testsModule, resultsFile, timeoutMs: 300_000 })) as Facts;
     console.log(`extension host event-loop delay: python ${JSON.stringify(facts.python)}; math ${JSON.stringify(facts.math)}; load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   });
