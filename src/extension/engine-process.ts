@@ -3,7 +3,17 @@ import path from "node:path";
 import type { Logger } from "../core/logger.js";
 import type { ModelClient } from "../core/models/types.js";
 import type { EvaluationProgress, EvaluationResult } from "../core/runs/evaluate.js";
-import { errorFromWire, errorToWire, parseEngineToHost, type ChatTarget, type HostToEngine, type StartEvaluation } from "../core/runs/engine-protocol.js";
+import type { AblationResult } from "../core/runs/ablate.js";
+import {
+  errorFromWire,
+  errorToWire,
+  parseEngineToHost,
+  type ChatTarget,
+  type EngineToHost,
+  type HostToEngine,
+  type StartAblation,
+  type StartEvaluation,
+} from "../core/runs/engine-protocol.js";
 
 /**
  * Runs one evaluation in an engine process (dist/engine-host.js, src/core/runs/engine-protocol.ts) so the model
@@ -32,7 +42,32 @@ export interface EngineOutcome {
  * finished runs. An engine that exits without either rejects with its exit code and the end of its stderr.
  */
 export function runInEngineProcess(run: EngineRun): Promise<EngineOutcome> {
-  const script = run.script ?? path.join(run.start.distDir, "engine-host.js");
+  return engineProcess<EngineOutcome>({ type: "start", ...run.start }, run, (message, resolve) => {
+    if (message.type === "progress") run.onProgress(message.progress);
+    else if (message.type === "done") resolve({ result: message.result, cancelled: message.cancelled });
+  });
+}
+
+/** Find What Harms in an engine process: as runInEngineProcess, with the ablation's messages. */
+export interface EngineAblation extends Omit<EngineRun, "start" | "onProgress"> {
+  start: Omit<StartAblation, "type">;
+  onProgress: (progress: { done: number; total: number }) => void;
+}
+
+export function runAblationInEngineProcess(run: EngineAblation): Promise<AblationResult> {
+  return engineProcess<AblationResult>({ type: "start-ablation", ...run.start }, run, (message, resolve) => {
+    if (message.type === "ablation-progress") run.onProgress({ done: message.done, total: message.total });
+    else if (message.type === "ablation-done") resolve(message.result);
+  });
+}
+
+/** The engine process of one job: serves its log, chat and failure messages; `handle` the job's own. */
+function engineProcess<T>(
+  start: StartEvaluation | StartAblation,
+  run: Pick<EngineRun, "hosts" | "logger" | "signal" | "script">,
+  handle: (message: EngineToHost, resolve: (value: T) => void) => void,
+): Promise<T> {
+  const script = run.script ?? path.join(start.distDir, "engine-host.js");
   const child: ChildProcess = fork(script, [], {
     // The extension host's own flags (an inspector port) are not the engine's.
     execArgv: [],
@@ -54,7 +89,7 @@ export function runInEngineProcess(run: EngineRun): Promise<EngineOutcome> {
   const cancel = () => send({ type: "cancel" });
   run.signal.addEventListener("abort", cancel, { once: true });
 
-  return new Promise<EngineOutcome>((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     let settled = false;
     const finish = (f: () => void) => {
       if (settled) return;
@@ -72,9 +107,6 @@ export function runInEngineProcess(run: EngineRun): Promise<EngineOutcome> {
         return;
       }
       switch (message.type) {
-        case "progress":
-          run.onProgress(message.progress);
-          break;
         case "log":
           run.logger[message.level](message.message);
           break;
@@ -99,12 +131,11 @@ export function runInEngineProcess(run: EngineRun): Promise<EngineOutcome> {
         case "chat-cancel":
           calls.get(message.id)?.abort();
           break;
-        case "done":
-          finish(() => resolve({ result: message.result, cancelled: message.cancelled }));
-          break;
         case "failed":
           finish(() => reject(errorFromWire(message.error)));
           break;
+        default:
+          handle(message, (value) => finish(() => resolve(value)));
       }
     });
     child.on("error", (err) => finish(() => reject(err)));
@@ -112,6 +143,6 @@ export function runInEngineProcess(run: EngineRun): Promise<EngineOutcome> {
     child.on("close", (code, signal) =>
       finish(() => reject(new Error(`the evaluation's engine process (${script}) ended without a result (${signal ?? `exit code ${code}`})${stderr.trim() ? `: ${stderr.trim()}` : ""}`))),
     );
-    send({ type: "start", ...run.start });
+    send(start);
   });
 }

@@ -2,16 +2,13 @@ import * as vscode from "vscode";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { CancelledError } from "../core/errors.js";
-import type { Grader } from "../core/grading/types.js";
 import { dataDirOf, ensureDataDir, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
 import type { EvaluationProgress, EvaluationResult } from "../core/runs/evaluate.js";
-import { engineGrader } from "../core/runs/factory.js";
 import type { RunSettings } from "../core/settings.js";
 import type { Skill } from "../core/skills/types.js";
 import type { TaskSet } from "../core/tasks/schema.js";
 import type { ExtensionLogger } from "./logger.js";
 import { progressLine, progressPercent, progressShort } from "../shared/progress.js";
-import type { PythonRuntime } from "../shared/vocabulary/index.js";
 import { COMMANDS } from "./command-ids.js";
 import { runInEngineProcess } from "./engine-process.js";
 import type { ResolvedJudge, ResolvedModel } from "./models/client.js";
@@ -55,7 +52,8 @@ export class EvaluationRunner implements vscode.Disposable {
 
   constructor(
     private readonly logger: ExtensionLogger,
-    private readonly distDir: string,
+    /** The extension's dist/ folder: the engine process (engine-host.js) and the sandbox worker beside it. */
+    readonly distDir: string,
     private readonly layout: WorkspaceLayout,
   ) {}
 
@@ -145,20 +143,18 @@ export class EvaluationRunner implements vscode.Disposable {
 
   /**
    * Runs other work as this window's one evaluation (Find What Harms): the same lock, `skillFollowing.evaluating`
-   * context, Cancel Evaluation command and grader setup as run(); the body gets the cancel signal and a grader.
+   * context and Cancel Evaluation command as run(); the body gets the cancel signal (and runs its engine process).
    */
-  async exclusive<T>(label: string, responseCache: boolean, python: PythonRuntime, body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
+  async exclusive<T>(label: string, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
     ensureDataDir(this.layout);
     const controller = new AbortController();
     this.current = { controller, label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = engineGrader({ logger: this.logger, distDir: this.distDir, dirs: this.layout, python, responseCache });
     try {
-      return await body(controller.signal, grader);
+      return await body(controller.signal);
     } finally {
       this.current = undefined;
-      await grader.dispose().catch((err: unknown) => this.logger.warn(`grader dispose: ${String(err)}`));
       await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
     }
   }

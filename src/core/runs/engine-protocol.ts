@@ -5,7 +5,8 @@
  * task sets carry values JSON cannot (integers beyond 2^53, Infinity), and clone keeps them exactly.
  *
  * One engine process runs one evaluation: the host sends `start`, the engine answers with `progress` and `log`
- * while it runs and ends with exactly one `done` or `failed`. `cancel` stops it (finished runs are kept). A model
+ * while it runs and ends with exactly one `done` or `failed` (Find What Harms: `start-ablation`, then
+ * `ablation-progress`, and `ablation-done` or `failed`). `cancel` stops it (finished runs are kept). A model
  * the engine cannot reach itself (the editor's language models, a local model loaded in the host) is a `host`
  * client: each request goes to the host as `chat` and comes back as `chat-result` or `chat-error`. Errors cross in
  * both directions as a `kind` (the class name) and the fields the class carries, never as text to be matched, and
@@ -37,6 +38,8 @@ import type { TaskSet } from "../tasks/schema.js";
 import type { EvaluationProgress } from "./progress.js";
 import type { CacheDirs } from "./factory.js";
 import type { EvaluationResult } from "./evaluate.js";
+import type { AblateOptions, AblationPlan, AblationResult } from "./ablate.js";
+import type { PythonRuntime } from "../../shared/vocabulary/index.js";
 
 /** How the engine gets the evaluated model: an OpenAI-compatible endpoint it calls itself, or the host's client. */
 export type ClientSpec =
@@ -85,6 +88,21 @@ export interface StartEvaluation {
   harnessSearchFolders: string[];
 }
 
+/**
+ * Find What Harms (ablate.ts): the plan the host made and confirmed, and the options of `runAblation` as data; the
+ * engine builds the client (the run's model), the grader (the run's sandbox runtime) and the judge (the run's model).
+ */
+export interface StartAblation {
+  type: "start-ablation";
+  plan: AblationPlan;
+  options: Omit<AblateOptions, "client" | "grader" | "judge" | "logger" | "signal" | "onProgress" | "onRecord">;
+  client: ClientSpec;
+  python: PythonRuntime;
+  responseCache: boolean;
+  dirs: CacheDirs;
+  distDir: string;
+}
+
 /** An error as it crosses the channel: its class by name, its text and the fields the class carries. */
 export interface WireError {
   kind: ErrorKind;
@@ -99,6 +117,7 @@ export type ChatTarget = "model" | "judge";
 
 export type HostToEngine =
   | StartEvaluation
+  | StartAblation
   | { type: "cancel" }
   | { type: "chat-result"; id: number; response: ChatResponse }
   | { type: "chat-error"; id: number; error: WireError };
@@ -109,6 +128,8 @@ export type EngineToHost =
   | { type: "chat"; id: number; target: ChatTarget; request: ChatRequest; sampleIndex: number }
   | { type: "chat-cancel"; id: number }
   | { type: "done"; result: EvaluationResult; cancelled: boolean }
+  | { type: "ablation-progress"; done: number; total: number }
+  | { type: "ablation-done"; result: AblationResult }
   | { type: "failed"; error: WireError };
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error"] as const;
@@ -184,6 +205,7 @@ export function errorFromWire(wire: WireError): Error {
 const WireErrorSchema = z.object({ kind: z.enum(ERROR_KINDS), message: z.string() }).passthrough();
 const HostToEngineSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("start"), settings: z.object({}).passthrough(), skills: z.array(z.object({ name: z.string(), file: z.string() }).passthrough()), taskSet: z.object({ name: z.string(), tasks: z.array(z.unknown()) }).passthrough(), client: z.object({ kind: z.enum(["openai", "host"]) }).passthrough(), model: z.string(), runFile: z.string(), resume: z.boolean(), dirs: z.object({ responsesDir: z.string(), expectedDir: z.string(), verdictsDir: z.string() }), distDir: z.string(), harnessSearchFolders: z.array(z.string()) }).passthrough(),
+  z.object({ type: z.literal("start-ablation"), plan: z.object({ file: z.string(), header: z.object({}).passthrough(), existing: z.array(z.unknown()) }).passthrough(), options: z.object({ run: z.object({ file: z.string() }).passthrough(), skills: z.array(z.unknown()), skillName: z.string(), skillText: z.string(), taskSet: z.object({ tasks: z.array(z.unknown()) }).passthrough(), resume: z.boolean() }).passthrough(), client: z.object({ kind: z.enum(["openai", "host"]) }).passthrough(), python: z.string(), responseCache: z.boolean(), dirs: z.object({ responsesDir: z.string(), expectedDir: z.string(), verdictsDir: z.string() }), distDir: z.string() }),
   z.object({ type: z.literal("cancel") }),
   z.object({ type: z.literal("chat-result"), id: z.number().int(), response: z.object({ toolCalls: z.array(z.unknown()) }).passthrough() }),
   z.object({ type: z.literal("chat-error"), id: z.number().int(), error: WireErrorSchema }),
@@ -195,6 +217,8 @@ const EngineToHostSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("chat-cancel"), id: z.number().int() }),
   z.object({ type: z.literal("done"), result: z.object({ runFile: z.string(), records: z.array(z.unknown()) }).passthrough(), cancelled: z.boolean() }),
   z.object({ type: z.literal("failed"), error: WireErrorSchema }),
+  z.object({ type: z.literal("ablation-progress"), done: z.number(), total: z.number() }),
+  z.object({ type: z.literal("ablation-done"), result: z.object({ file: z.string(), records: z.array(z.unknown()), failedRuns: z.number() }).passthrough() }),
 ]);
 
 function check<T>(schema: z.ZodTypeAny, side: string, message: unknown): T {

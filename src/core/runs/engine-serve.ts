@@ -19,8 +19,10 @@ import {
   type HostToEngine,
   type JudgeSpec,
   type LogLevel,
+  type StartAblation,
   type StartEvaluation,
 } from "./engine-protocol.js";
+import { runAblation } from "./ablate.js";
 import { CancelledError } from "../errors.js";
 
 /** The channel to the host: process.send / process.on("message") in the engine process, a pair of queues in tests. */
@@ -109,8 +111,8 @@ export function engineJudge(spec: JudgeSpec | undefined, host: ModelClient | und
 export function serveEngine(channel: EngineChannel): Promise<void> {
   const chats = new HostChats(channel);
   const controller = new AbortController();
-  let started: ((start: StartEvaluation) => void) | undefined;
-  const start = new Promise<StartEvaluation>((resolve) => (started = resolve));
+  let started: ((start: StartEvaluation | StartAblation) => void) | undefined;
+  const start = new Promise<StartEvaluation | StartAblation>((resolve) => (started = resolve));
   channel.onMessage((raw) => {
     let message: HostToEngine;
     try {
@@ -121,6 +123,7 @@ export function serveEngine(channel: EngineChannel): Promise<void> {
     }
     switch (message.type) {
       case "start":
+      case "start-ablation":
         started?.(message);
         started = undefined;
         break;
@@ -136,6 +139,7 @@ export function serveEngine(channel: EngineChannel): Promise<void> {
     }
   });
   return start.then(async (s) => {
+    if (s.type === "start-ablation") return ablate(s, channel, chats, controller.signal);
     const logger = channelLogger(channel);
     const grader = engineGrader({ logger, distDir: s.distDir, dirs: s.dirs, python: s.settings.sandboxPython, responseCache: s.settings.responseCache });
     let last: EngineToHost;
@@ -165,4 +169,28 @@ export function serveEngine(channel: EngineChannel): Promise<void> {
     await grader.dispose().catch((err: unknown) => logger.warn(`grader dispose: ${String(err)}`));
     channel.send(last);
   });
+}
+
+/** Find What Harms in the engine: `runAblation` with the plan the host confirmed. */
+async function ablate(s: StartAblation, channel: EngineChannel, chats: HostChats, signal: AbortSignal): Promise<void> {
+  const logger = channelLogger(channel);
+  const grader = engineGrader({ logger, distDir: s.distDir, dirs: s.dirs, python: s.python, responseCache: s.responseCache });
+  let last: EngineToHost;
+  try {
+    const host = s.client.kind === "host" ? chats.client(s.client.id, "model", s.client.weights) : undefined;
+    const client = engineModelClient(s.client, host, { responseCache: s.responseCache, dirs: s.dirs, logger });
+    const result = await runAblation(s.plan, {
+      ...s.options,
+      client,
+      grader,
+      logger,
+      signal,
+      onProgress: (p) => channel.send({ type: "ablation-progress", done: p.done, total: p.total }),
+    });
+    last = { type: "ablation-done", result };
+  } catch (err) {
+    last = { type: "failed", error: errorToWire(err) };
+  }
+  await grader.dispose().catch((err: unknown) => logger.warn(`grader dispose: ${String(err)}`));
+  channel.send(last);
 }
