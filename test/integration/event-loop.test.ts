@@ -2,8 +2,10 @@
  * Integration tier: the extension host stays responsive while the extension evaluates (issue 26 item 6). The
  * engine runs in a process of its own (dist/engine-host.js), so the model calls, the Pyodide sandbox and grading
  * never hold the extension host's event loop. The in-host module (host/event-loop.ts) measures that loop's delay
- * with perf_hooks.monitorEventLoopDelay around each evaluation, started after activation; the largest delay must
- * stay under 50 ms (before the engine process, the first python evaluation blocked it for seconds).
+ * around each evaluation, started after activation: perf_hooks.monitorEventLoopDelay (printed), and the delay the
+ * host's own work caused (each 10 ms tick's lateness, capped by the CPU time the process used meanwhile), which must
+ * stay under 50 ms. monitorEventLoopDelay's maximum is not asserted: on this loaded 2-core machine it also counts the
+ * time the OS gives other processes (50-170 ms maxima at load 13 while the host used 5-8 % of a core).
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -71,11 +73,14 @@ describe("the extension host's event loop during an evaluation", { skip: skip ??
     assert.ok(facts.python.samples > 0 && facts.math.samples > 0, "the delay monitor took samples");
   });
 
-  it(`keeps the extension host's event-loop delay under ${MAX_DELAY_MS} ms while the sandbox grades (python tasks)`, () => {
-    assert.ok(facts.python.maxMs < MAX_DELAY_MS, `max event-loop delay ${facts.python.maxMs} ms (p99 ${facts.python.p99Ms} ms, host CPU ${facts.python.hostCpuMs} ms)`);
-  });
-
-  it(`keeps the extension host's event-loop delay under ${MAX_DELAY_MS} ms during a math evaluation`, () => {
-    assert.ok(facts.math.maxMs < MAX_DELAY_MS, `max event-loop delay ${facts.math.maxMs} ms (p99 ${facts.math.p99Ms} ms, host CPU ${facts.math.hostCpuMs} ms)`);
-  });
+  for (const which of ["python", "math"] as const) {
+    it(`the extension host's own work delays its event loop less than ${MAX_DELAY_MS} ms during the ${which} evaluation`, () => {
+      const f = facts[which];
+      assert.ok(f.own.ticks > 0, "the monitor ticked");
+      assert.ok(
+        f.own.maxMs < MAX_DELAY_MS,
+        `the host's own work held its event loop ${f.own.maxMs} ms (a tick ${f.own.lateMs} ms late with ${f.own.cpuMs} ms of the process's CPU); monitorEventLoopDelay max ${f.maxMs} ms, p99 ${f.p99Ms} ms; host CPU ${f.hostCpuMs} ms`,
+      );
+    });
+  }
 });
