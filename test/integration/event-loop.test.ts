@@ -3,8 +3,9 @@
  * engine runs in a process of its own (dist/engine-host.js), so the model calls, the Pyodide sandbox and grading
  * never hold the extension host's event loop. The in-host module (host/event-loop.ts) measures that loop's delay
  * around each evaluation, started after activation: perf_hooks.monitorEventLoopDelay (printed), and the delay the
- * host's own work caused (each 10 ms tick's lateness, capped by the CPU time the process used meanwhile), which must
- * stay under 50 ms. monitorEventLoopDelay's maximum is not asserted: on this loaded 2-core machine it also counts the
+ * host's own work caused (each 10 ms tick's lateness less the main thread's run-queue wait meanwhile, from
+ * /proc/self/schedstat: its own JavaScript and its own synchronous waits count, the OS running others does not),
+ * which must stay under 50 ms. monitorEventLoopDelay's maximum is not asserted: on this loaded 2-core machine it also counts the
  * time the OS gives other processes (50-170 ms maxima at load 13 while the host used 5-8 % of a core).
  */
 import assert from "node:assert/strict";
@@ -79,7 +80,7 @@ describe("the extension host's event loop during an evaluation", { skip: skip ??
       assert.ok(f.own.ticks > 0, "the monitor ticked");
       assert.ok(
         f.own.maxMs < MAX_DELAY_MS,
-        `the host's own work held its event loop ${f.own.maxMs} ms (a tick ${f.own.lateMs} ms late with ${f.own.cpuMs} ms of the process's CPU); monitorEventLoopDelay max ${f.maxMs} ms, p99 ${f.p99Ms} ms; host CPU ${f.hostCpuMs} ms`,
+        `the host's own work held its event loop ${f.own.maxMs} ms (a tick ${f.own.lateMs} ms late, ${f.own.runQueueMs} ms of it waiting for a CPU); monitorEventLoopDelay max ${f.maxMs} ms, p99 ${f.p99Ms} ms; host CPU ${f.hostCpuMs} ms`,
       );
     });
   }
