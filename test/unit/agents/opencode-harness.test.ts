@@ -79,7 +79,7 @@ async function prerequisite(): Promise<string | undefined> {
     return undefined;
   } catch (err) {
     const why = `OpenCode (opencode-ai) is not installed: ${err instanceof Error ? err.message : String(err)}`;
-    if (process.env.CI === "true") throw new Error(`${why} (CI installs it with npm ci)`);
+    if (process.env.CI === "true") throw new Error(`${why} (CI installs it with npm ci)`, { cause: err });
     return why;
   }
 }

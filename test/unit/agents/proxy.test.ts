@@ -168,6 +168,30 @@ describe("the model proxy", () => {
       await proxy.close();
     }
   });
+
+  it("after a model failure the run is lost: a harness's own retry gets the same error without another upstream call", async () => {
+    let asked = 0;
+    const client: ModelClient = {
+      id: "x",
+      complete: () => {
+        asked++;
+        return asked === 1 ? Promise.reject(new Error("upstream down")) : Promise.resolve(answer());
+      },
+    };
+    const proxy = await startModelProxy({ client, formats: [openAIResponses], model: "m", params: {}, sampleIndex: 0, cacheScope: "s", maxCalls: 5, dummyKey: "k" });
+    try {
+      const post = () => fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: "Bearer k" }, body: JSON.stringify({ model: "m", input: "q" }) });
+      assert.equal((await post()).status, 502);
+      const again = await post();
+      assert.equal(again.status, 502);
+      assert.match(await again.text(), /upstream down/);
+      assert.equal(asked, 1, "the retry never reached the client");
+      assert.equal(proxy.exchanges.length, 1);
+      assert.equal(proxy.failure?.message, "upstream down");
+    } finally {
+      await proxy.close();
+    }
+  });
 });
 
 describe("Codex: events, normalisation and retrieval evidence", () => {

@@ -86,6 +86,7 @@ function authorized(req: http.IncomingMessage, key: string): boolean {
 export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy> {
   const exchanges: ProxyExchange[] = [];
   let failure: Error | undefined;
+  let failedStatus = 502;
   let turnLimitHit = false;
   let calls = 0;
 
@@ -112,6 +113,12 @@ export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy
     }
     request = { ...request, model: options.model, ...options.params };
     if (options.normalize) request = options.normalize(request);
+    // The run is lost once a model call failed (after the client's retries): a harness that retries on its own
+    // (OpenCode has no setting against it) gets the same error again without another upstream request.
+    if (failure) {
+      send(res, format.error(failedStatus, failure.message, body));
+      return;
+    }
     if (calls >= options.maxCalls) {
       turnLimitHit = true;
       send(res, format.error(400, `turn limit reached: ${options.maxCalls} model turns`, body));
@@ -124,10 +131,13 @@ export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy
       exchanges.push({ format: format.id, request, response });
       send(res, format.reply(response, body, replyId));
     } catch (err) {
-      failure ??= err instanceof Error ? err : new Error(typeof err === "string" ? err : "the model call failed");
       const message = err instanceof Error ? err.message : String(err);
       exchanges.push({ format: format.id, request, error: message });
       const status = err instanceof CancelledError ? 499 : err instanceof ModelRequestError && err.status ? err.status : 502;
+      if (!failure) {
+        failure = err instanceof Error ? err : new Error(typeof err === "string" ? err : "the model call failed");
+        failedStatus = status;
+      }
       send(res, format.error(status, message, body));
     }
   };
