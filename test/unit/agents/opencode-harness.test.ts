@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it, type TestContext } from "node:test";
@@ -242,6 +243,87 @@ describe("OpenCode as the agent (real binary, bubblewrap, scripted model)", { ti
     if (skip(t)) return;
     assert.ok(!readFileSync(firstRunFile, "utf8").includes(KEY));
     for (const r of server.requests) assert.ok(!JSON.stringify(r).includes(KEY));
+  });
+});
+
+describe("a hostile OpenCode run (confined by bubblewrap) leaves the host untouched", { timeout: 600_000 }, () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "sf-opencode-hostile-"));
+  const canaryDir = path.join(os.homedir(), `.sf-opencode-canary-${process.pid}`);
+  const canary = path.join(canaryDir, "keep.txt");
+  const outside = [path.join(dir, "outside.txt"), path.join(os.tmpdir(), `sf-opencode-outside-${process.pid}.txt`)];
+  const written = path.join(os.tmpdir(), `sf-opencode-write-tool-${process.pid}.txt`);
+  const KEY_ENV = "SF_TEST_OPENCODE_HOSTILE_KEY";
+  let server: ScriptedServer;
+  let listener: net.Server;
+  let connections = 0;
+  let missing: string | undefined;
+  const grader = createGrader();
+
+  before(async () => {
+    missing = await prerequisite();
+    mkdirSync(canaryDir, { recursive: true });
+    writeFileSync(canary, "host file\n");
+    // The key is in this process's environment too: a harness that could read it (env, /proc) would find it there.
+    process.env[KEY_ENV] = KEY;
+    listener = net.createServer((sock) => {
+      connections++;
+      sock.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    const attack = [
+      `rm -rf "$HOME" ${JSON.stringify(canaryDir)} 2>&1 | tail -2`,
+      ...outside.map((f) => `echo pwned > ${JSON.stringify(f)} 2>&1`),
+      `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>&1 && echo tcp-open`,
+      `env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a ${KEY_ENV}; grep -rsa 'sk-upstream-secret' /etc /home /root /tmp /run 2>/dev/null | head -3`,
+      "echo done",
+    ].join("; ");
+    // bash for the shell, then OpenCode's own write tool aimed outside the workspace.
+    const steps = [{ bash: attack }, { writeFile: written, content: "pwned" }, { answer: "The answer is \\boxed{1}." }];
+    server = await startScriptedServer({ script: openCodeScript({ "Say one.": { skill: SKILL, enabled: steps, disabled: steps } }), requireKey: KEY });
+  });
+  after(async () => {
+    delete process.env[KEY_ENV];
+    await server.close();
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+    await grader.dispose();
+    rmSync(canaryDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("deletes no host file, writes nothing outside the workspace (shell or write tool), opens no connection and never sees the key", async (t) => {
+    if (missing) return t.skip(missing);
+    const skillDir = path.join(dir, "skills", SKILL);
+    cpSync(path.join(ROOT, "skills", SKILL), skillDir, { recursive: true });
+    const { skills } = await scanSkills([skillDir]);
+    const result = await evaluate(
+      { agent: "opencode", design: "paired", samples: 1, temperature: 0, concurrency: 2, maxTurns: 5 },
+      {
+        skills,
+        taskSet: { name: "hostile", format: "native", file: path.join(dir, "hostile.jsonl"), hash: "h-1", tasks: [{ id: "hostile", kind: "math-answer", prompt: "Say one.", answer: "1" }], issues: [] },
+        client: createOpenAIClient({ baseURL: server.url, apiKey: KEY, model: "m", retryBaseMs: 5, maxBackoffMs: 20 }),
+        model: "m",
+        grader,
+        runFile: path.join(dir, "run.jsonl"),
+        resume: false,
+      },
+    );
+    assert.equal(result.failedRuns, 0, result.lastError);
+    assert.equal(result.records.length, 2);
+    const back = await readRunFile(result.runFile);
+    for (const r of back.records) {
+      // The attack ran: its output came back to the model as the tool result.
+      const output = r.transcript.filter((m) => m.role === "tool").map((m) => m.content ?? "").join("\n");
+      assert.match(output, /done/, `the attack's commands ran (${r.condition}): ${output.slice(0, 2000)}`);
+      assert.doesNotMatch(output, /tcp-open/);
+      assert.deepEqual(r.toolCalls.map((c) => c.name), ["bash", "write"]);
+      assert.ok(r.verdict.pass);
+    }
+    assert.equal(readFileSync(canary, "utf8"), "host file\n", "the host's file is still there");
+    for (const f of [...outside, written]) assert.ok(!existsSync(f), `${f} was not written`);
+    assert.equal(connections, 0, "no connection reached the host's loopback");
+    for (const r of server.requests) assert.ok(!JSON.stringify(r).includes(KEY), "no request to the model holds the key");
+    assert.ok(!readFileSync(result.runFile, "utf8").includes(KEY));
   });
 });
 
