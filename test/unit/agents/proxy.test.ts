@@ -9,7 +9,7 @@ import { normalizeCodexRequest, parseCodexEvent } from "../../../src/core/agents
 import { RetrievalTracker } from "../../../src/core/agents/evidence.js";
 import { chatReply, chatToChatRequest } from "../../../src/core/agents/proxy/openai-chat.js";
 import { responsesReply, responsesToChatRequest } from "../../../src/core/agents/proxy/openai-responses.js";
-import { startModelProxy } from "../../../src/core/agents/proxy/server.js";
+import { LOST_RUN, startModelProxy } from "../../../src/core/agents/proxy/server.js";
 import { openAIResponses } from "../../../src/core/agents/proxy/openai-responses.js";
 import { WireFormatError } from "../../../src/core/agents/types.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "../../../src/core/models/types.js";
@@ -169,7 +169,7 @@ describe("the model proxy", () => {
     }
   });
 
-  it("after a model failure the run is lost: a harness's own retry gets the same error without another upstream call", async () => {
+  it("after a model failure the run is lost: a harness's own retry is refused (400, not retried) without another upstream call", async () => {
     let asked = 0;
     const client: ModelClient = {
       id: "x",
@@ -183,8 +183,8 @@ describe("the model proxy", () => {
       const post = () => fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: "Bearer k" }, body: JSON.stringify({ model: "m", input: "q" }) });
       assert.equal((await post()).status, 502);
       const again = await post();
-      assert.equal(again.status, 502);
-      assert.match(await again.text(), /upstream down/);
+      assert.equal(again.status, 400, "a status harnesses do not retry");
+      assert.equal((JSON.parse(await again.text()) as { error: { message: string } }).error.message, LOST_RUN);
       assert.equal(asked, 1, "the retry never reached the client");
       assert.equal(proxy.exchanges.length, 1);
       assert.equal(proxy.failure?.message, "upstream down");
