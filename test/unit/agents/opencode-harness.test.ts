@@ -113,7 +113,7 @@ describe("OpenCode as the agent (real binary, bubblewrap, scripted model)", { ti
     server = await startScriptedServer({ script: openCodeScript(plans()), requireKey: KEY });
   });
   after(async () => {
-    await server.close();
+    await server?.close(); // not started when the prerequisite failed (CI=true)
     await grader.dispose();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -284,8 +284,8 @@ describe("a hostile OpenCode run (confined by bubblewrap) leaves the host untouc
   });
   after(async () => {
     delete process.env[KEY_ENV];
-    await server.close();
-    await new Promise<void>((resolve) => listener.close(() => resolve()));
+    await server?.close();
+    if (listener) await new Promise<void>((resolve) => listener.close(() => resolve()));
     await grader.dispose();
     rmSync(canaryDir, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
@@ -333,8 +333,8 @@ describe("an OpenCode evaluation killed with SIGKILL resumes and loses nothing (
   let missing: string | undefined;
 
   before(async () => {
-    missing = await prerequisite();
     ws = tempDir("sf-opencode-kill-");
+    missing = await prerequisite();
     const skillDir = path.join(ws, "skills", SKILL);
     cpSync(path.join(ROOT, "skills", SKILL), skillDir, { recursive: true });
     mkdirSync(path.join(skillDir, "references"));
@@ -343,7 +343,7 @@ describe("an OpenCode evaluation killed with SIGKILL resumes and loses nothing (
     server = await startScriptedServer({ script: openCodeScript(plans()), requireKey: KEY });
   });
   after(async () => {
-    await server.close();
+    await server?.close();
     rmSync(ws, { recursive: true, force: true });
   });
 
