@@ -91,7 +91,7 @@ export async function runCommand(argv: string[], logger: Logger, signal: AbortSi
   const shard = values.shard === undefined ? undefined : parseShardSpec(values.shard);
   // Refused before any download or model lookup: the combination can never run.
   assertShardable(settings.stopWhen, shard);
-  // A harness agent that has no adapter or is not installed is refused before any download or model lookup.
+  // A harness agent that is not installed is refused before any download or model lookup.
   if (settings.agent !== "builtin") await locateHarness(settings.agent);
 
   for (const p of skillPaths) if (!existsSync(p)) throw new InputError(`--skills ${p}: no such file or folder`);

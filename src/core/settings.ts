@@ -74,7 +74,7 @@ export const RunSettingsSchema = z
       "The Python that checks generated code: pyodide (every platform: a fresh Pyodide process per answer under Node's permission model and the OS confinement) or cpython (Linux with bubblewrap and CPython 3.11+: a fresh native CPython per answer under bubblewrap and a seccomp filter; several times faster for large runs, with fewer layers between an answer and the machine). The report records which one ran.",
     ),
     agent: AgentIdSchema.default("builtin").describe(
-      "The agent that runs the tasks: builtin (this product's loop: the skill catalog or search tools, the paper's setting) or a real agent harness run headless against the model through a local recording proxy, with the skills installed in its project skills folder in the enabled condition: codex (Codex CLI), claude-code (Claude Code) or gemini (Gemini CLI), installed with npm (@openai/codex, @anthropic-ai/claude-code, @google/gemini-cli). opencode is planned and refused for now.",
+      "The agent that runs the tasks: builtin (this product's loop: the skill catalog or search tools, the paper's setting) or a real agent harness run headless against the model through a local recording proxy, with the skills installed in its project skills folder in the enabled condition: codex (Codex CLI), claude-code (Claude Code), opencode (OpenCode) or gemini (Gemini CLI), installed with npm (@openai/codex, @anthropic-ai/claude-code, opencode-ai, @google/gemini-cli).",
     ),
     agentUnconfined: z.boolean().default(false).describe(
       "Run a harness agent without bubblewrap confinement (only where bubblewrap is unavailable): its shell commands then run with your user's rights and network. The run header records the choice.",

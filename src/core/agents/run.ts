@@ -100,6 +100,11 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
   const [workspace, home] = [path.join(dir, "workspace"), path.join(dir, "home")];
   for (const d of [workspace, home]) mkdirSync(d, { recursive: true });
   const installed = input.condition === "enabled" ? installSkills(input.skills, path.join(workspace, adapter.skillsDir), input.servedBody) : [];
+  for (const [rel, text] of Object.entries(adapter.workspaceFiles?.(input.condition) ?? {})) {
+    const file = path.join(workspace, rel);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
   const dummyKey = `sk-proxy-${randomBytes(12).toString("hex")}`;
   const socket = proxySocketPath(session.workRoot, folder);
 
@@ -146,7 +151,7 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     } else argv = command.argv;
 
     const events: HarnessEvent[] = [];
-    const outcome = await execute(argv, confined ? { ELECTRON_RUN_AS_NODE: "1" } : env, confined ? dir : workspace, session.timeoutMs, input.signal, (line) => events.push(...adapter.parseEvent(line)));
+    const outcome = await execute(argv, confined ? { ELECTRON_RUN_AS_NODE: "1" } : env, confined ? dir : workspace, session.timeoutMs, input.signal, (line) => events.push(...adapter.parseEvent(line)), command.stdin);
     if (input.signal?.aborted) throw new CancelledError();
     if (proxy.failure) throw proxy.failure;
     // bubblewrap could not build the sandbox (a bind source missing, …): the harness never ran, so the run says
@@ -206,14 +211,18 @@ interface Outcome {
   stderr: string;
 }
 
-function execute(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number, signal: AbortSignal | undefined, onLine: (line: string) => void): Promise<Outcome> {
+function execute(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number, signal: AbortSignal | undefined, onLine: (line: string) => void, stdin?: string): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"], detached: true });
+    // The harness's input, when it takes one. A harness that exits before reading it closes the pipe: that is its
+    // outcome, not an error here.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(stdin);
     let stderr = "";
     let pending = "";
     let timedOut = false;
     let exited = false;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       pending += chunk;
       let nl = pending.indexOf("\n");
       while (nl >= 0) {
@@ -222,7 +231,7 @@ function execute(argv: string[], env: Record<string, string>, cwd: string, timeo
         nl = pending.indexOf("\n");
       }
     });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL);
     });
     const stop = () => killTree(child, exited);

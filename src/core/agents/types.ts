@@ -145,10 +145,16 @@ export interface HarnessAdapter {
   /** Files of the private HOME (paths relative to HOME): the config that points the harness at the proxy. */
   homeFiles(ctx: LaunchContext): Record<string, string>;
   /**
-   * The headless command: argv[0] is the program (`ctx.binary.path`, or node for a JavaScript harness). `env` is
-   * what the harness needs besides HOME, PATH, TZ and LANG (set by the runner); it never holds a real key.
+   * Optional: files of the workspace besides the skills (paths relative to it), written after the skills are
+   * installed: what keeps the harness from setting up a folder the skills live in (OpenCode's `.opencode/`).
    */
-  command(ctx: LaunchContext): { argv: string[]; env: Record<string, string> };
+  workspaceFiles?(condition: Condition): Record<string, string>;
+  /**
+   * The headless command: argv[0] is the program (`ctx.binary.path`, or node for a JavaScript harness). `env` is
+   * what the harness needs besides HOME, PATH, TZ and LANG (set by the runner); it never holds a real key. `stdin`,
+   * when given, is written to the harness's standard input (then closed); otherwise its stdin is empty.
+   */
+  command(ctx: LaunchContext): { argv: string[]; env: Record<string, string>; stdin?: string };
   /** The settings the adapter gives the harness that change its behaviour (config keys, flags): the run header's. */
   settings(): Record<string, string>;
   /** One line of the harness's stdout event stream → what it tells. Lines it does not know give []. */

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import os from "node:os";
 import { bwrapWorks, findBwrap } from "../agents/confine.js";
 import { createWorkRoot, sweepOrphanedWorkRoots } from "../agents/workroot.js";
-import { builtHarnesses, harnessAdapter } from "../agents/registry.js";
+import { harnessAdapter } from "../agents/registry.js";
 import { socketPathProblem } from "../agents/run.js";
 import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessConfinement, type HarnessId, type HarnessInfo, type HarnessSession } from "../agents/types.js";
 import { InputError, ModelConfigError } from "../errors.js";
@@ -26,17 +26,12 @@ export function chooseConfinement(unavailable: string | undefined, allowUnconfin
 }
 
 /**
- * The adapter and the installed binary of a harness agent, or a clear error naming the fix: an agent without an
- * adapter in this version, or a harness that is not installed (bad input: exit 2 in the CLI, before any model call).
- * The CLI calls it first, so a missing harness is reported before task downloads and model lookups.
+ * The adapter and the installed binary of a harness agent, or a clear error naming the fix: a harness that is not
+ * installed (bad input: exit 2 in the CLI, before any model call). The CLI calls it first, so a missing harness is
+ * reported before task downloads and model lookups.
  */
 export async function locateHarness(agent: HarnessId, searchFolders?: readonly string[]): Promise<{ adapter: HarnessAdapter; binary: HarnessBinary }> {
-  let adapter: HarnessAdapter;
-  try {
-    adapter = harnessAdapter(agent);
-  } catch (err) {
-    throw new InputError(err instanceof Error ? err.message : String(err), { hint: `Choose builtin or a harness this version runs (${builtHarnesses().join(", ")}).`, hintIds: ["agent"] });
-  }
+  const adapter = harnessAdapter(agent);
   try {
     return { adapter, binary: await adapter.locate(searchFolders?.length ? { from: searchFolders } : {}) };
   } catch (err) {

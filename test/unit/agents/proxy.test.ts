@@ -9,7 +9,7 @@ import { normalizeCodexRequest, parseCodexEvent } from "../../../src/core/agents
 import { RetrievalTracker } from "../../../src/core/agents/evidence.js";
 import { chatReply, chatToChatRequest } from "../../../src/core/agents/proxy/openai-chat.js";
 import { responsesReply, responsesToChatRequest } from "../../../src/core/agents/proxy/openai-responses.js";
-import { startModelProxy } from "../../../src/core/agents/proxy/server.js";
+import { LOST_RUN, startModelProxy } from "../../../src/core/agents/proxy/server.js";
 import { openAIResponses } from "../../../src/core/agents/proxy/openai-responses.js";
 import { WireFormatError } from "../../../src/core/agents/types.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "../../../src/core/models/types.js";
@@ -163,6 +163,30 @@ describe("the model proxy", () => {
       const res = await fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: "Bearer k" }, body: JSON.stringify({ model: "m", input: "q" }) });
       assert.equal(res.status, 502);
       assert.match(await res.text(), /upstream down/);
+      assert.equal(proxy.failure?.message, "upstream down");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("after a model failure the run is lost: a harness's own retry is refused (400, not retried) without another upstream call", async () => {
+    let asked = 0;
+    const client: ModelClient = {
+      id: "x",
+      complete: () => {
+        asked++;
+        return asked === 1 ? Promise.reject(new Error("upstream down")) : Promise.resolve(answer());
+      },
+    };
+    const proxy = await startModelProxy({ client, formats: [openAIResponses], model: "m", params: {}, sampleIndex: 0, cacheScope: "s", maxCalls: 5, dummyKey: "k" });
+    try {
+      const post = () => fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: "Bearer k" }, body: JSON.stringify({ model: "m", input: "q" }) });
+      assert.equal((await post()).status, 502);
+      const again = await post();
+      assert.equal(again.status, 400, "a status harnesses do not retry");
+      assert.equal((JSON.parse(await again.text()) as { error: { message: string } }).error.message, LOST_RUN);
+      assert.equal(asked, 1, "the retry never reached the client");
+      assert.equal(proxy.exchanges.length, 1);
       assert.equal(proxy.failure?.message, "upstream down");
     } finally {
       await proxy.close();

@@ -66,6 +66,9 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/** The answer to every request after a failed model call (see `handle`). */
+export const LOST_RUN = "this run is lost: an earlier model call of it failed, so the proxy asks the model nothing more";
+
 /** 64 MB: a harness resends the whole conversation each turn. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -112,6 +115,13 @@ export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy
     }
     request = { ...request, model: options.model, ...options.params };
     if (options.normalize) request = options.normalize(request);
+    // The run is lost once a model call failed (after the client's retries): a harness that retries on its own
+    // (OpenCode has no setting against it) is refused without another upstream request, with a 400 whose text names
+    // no status or overload, which no harness retries (the first failure's own error reached it already).
+    if (failure) {
+      send(res, format.error(400, LOST_RUN, body));
+      return;
+    }
     if (calls >= options.maxCalls) {
       turnLimitHit = true;
       send(res, format.error(400, `turn limit reached: ${options.maxCalls} model turns`, body));
@@ -124,10 +134,10 @@ export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy
       exchanges.push({ format: format.id, request, response });
       send(res, format.reply(response, body, replyId, path));
     } catch (err) {
-      failure ??= err instanceof Error ? err : new Error(typeof err === "string" ? err : "the model call failed");
       const message = err instanceof Error ? err.message : String(err);
       exchanges.push({ format: format.id, request, error: message });
       const status = err instanceof CancelledError ? 499 : err instanceof ModelRequestError && err.status ? err.status : 502;
+      failure ??= err instanceof Error ? err : new Error(typeof err === "string" ? err : "the model call failed");
       send(res, format.error(status, message, body));
     }
   };
