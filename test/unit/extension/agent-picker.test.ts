@@ -122,7 +122,7 @@ describe("Choose Agent…", () => {
       return editor.commands.get("skillFollowing.chooseAgent")!();
     });
     assert.equal(chosen, undefined);
-    assert.deepEqual(items.map((i) => i.description), ["built in · current", "not installed", "not installed", "not installed"]);
+    assert.deepEqual(items.map((i) => i.description), ["built in · current", "not installed", "not installed", "not installed", "not installed"]);
     assert.equal(editor.settings.get("skillFollowing.agent"), undefined, "nothing written");
     assert.match(editor.messages.at(-1)!, /Claude Code is not installed: .*npm install @anthropic-ai\/claude-code/);
   });
