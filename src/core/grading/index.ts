@@ -19,7 +19,7 @@ export interface CreateGraderOptions {
   /** On-disk cache of verdicts (see PythonGraderOptions.verdictCacheDir). */
   verdictCacheDir?: string;
   poolSize?: number;
-  /** The Python runtime of the sandbox (RunSettings.sandboxPython; default pyodide). */
+  /** The Python runtime of the sandbox (RunSettings.sandboxPython, whose default is auto; left out: pyodide). */
   python?: PythonRuntime;
 }
 

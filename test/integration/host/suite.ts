@@ -243,13 +243,14 @@ async function body(): Promise<void> {
     | { runFile: string; view?: { rescued: { taskId: string }[]; harmed: { taskId: string; reason: string }[] } }
     | undefined;
   const pyLines = py ? readFileSync(py.runFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
-  const pyHeader = pyLines.find((l) => l.type === "header") as { sandbox?: { isolation: string } } | undefined;
+  const pyHeader = pyLines.find((l) => l.type === "header") as { sandbox?: { isolation: string; detail?: string } } | undefined;
   const p1Disabled = pyLines.find((l) => l.type === "run" && l.taskId === "P1-add-one" && l.condition === "disabled") as { verdict?: { reason: string; failure?: unknown } } | undefined;
   facts.python = {
     rescued: py?.view?.rescued.map((t) => t.taskId),
     harmed: py?.view?.harmed.map((t) => t.taskId),
     harmedReason: py?.view?.harmed[0]?.reason,
     isolation: pyHeader?.sandbox?.isolation,
+    sandboxDetail: pyHeader?.sandbox?.detail,
     p1DisabledVerdict: p1Disabled?.verdict,
   };
 
