@@ -298,3 +298,19 @@ describe("../shared/data is declared by every test file that reads it", () => {
     assert.deepEqual(undeclaredSharedData(root).map((f) => path.relative(root, f)).sort(), ["unit/loads-golden.test.ts", "unit/names-it.test.ts", "unit/uses-function.test.ts", "unit/uses-reexport.test.ts"]);
   });
 });
+
+describe("the integration and e2e tiers declare code-server and Chromium", () => {
+  it("every test file of those tiers hands describe() a skip computed from its prerequisites (named when missing)", () => {
+    const undeclared: string[] = [];
+    for (const tier of ["integration", "e2e"]) {
+      for (const f of readdirSync(path.join(repo, "test", tier)).filter((n) => /\.test\.(ts|mts|mjs)$/.test(n))) {
+        const t = readFileSync(path.join(repo, "test", tier, f), "utf8");
+        // The tier's own check (support/code-server.ts: code-server, Chromium, the built extension), or Chromium alone
+        // for the webview-only files, bound to `skip` and handed to describe().
+        const checks = /const skip =\s[^;]*(missingPrerequisite\(\)|existsSync\(CHROMIUM\))/.test(t);
+        if (!checks || !/describe\([^\n]*\{[^\n]*skip: skip/.test(t)) undeclared.push(`${tier}/${f}`);
+      }
+    }
+    assert.deepEqual(undeclared, []);
+  });
+});
