@@ -81,7 +81,12 @@ describe("verdicts per configuration: example with A, library with B, compare A 
     // The list re-renders once the filter applies: wait for that (a row that does not match leaves it), then count.
     await page.locator(".quick-input-list .monaco-list-row").filter({ hasNotText: "model-" }).first().waitFor({ state: "detached", timeout: 30_000 }).catch(() => undefined);
     assert.equal(await page.locator(".quick-input-list .monaco-list-row").count(), 2);
-    for (const name of [MODEL_A, MODEL_B]) await page.locator(`.quick-input-list .monaco-checkbox[aria-label="${name}"]`).click();
+    for (const name of [MODEL_A, MODEL_B]) {
+      // The pointer left over a ticked row raises that row's hover, which can cover the next checkbox: move it away
+      // first (a person's pointer moves too), so the click lands on the checkbox, not on the hover.
+      await page.mouse.move(1, 1);
+      await page.locator(`.quick-input-list .monaco-checkbox[aria-label="${name}"]`).click();
+    }
     await shot(page, "configs-3a-compare-picker");
     await page.keyboard.press("Enter");
     await pick(page, "math-word");

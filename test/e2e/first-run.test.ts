@@ -18,7 +18,7 @@ import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, RE
 import { EXAMPLE_EXPECTED, EXAMPLE_HARMED, EXAMPLE_SKILL, exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 import { MINIFIED_NAME } from "../support/minified.js";
-import { palette, pick, quickInputTitle, reportFrame, shot, SHOTS } from "./ui.js";
+import { palette, pick, quickInputTitle, reportFrame, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -121,14 +121,9 @@ describe("a stranger's first run: Try the Example from the installed extension",
       await pick(page, "scripted-model");
       // Each evaluation writes its own run file; when it finishes, the skill's open report shows that run (one tab per
       // skill, not one per evaluation), so its run line carries the new run's creation time.
-      const deadline = Date.now() + 120_000;
-      let newest: string | undefined;
-      while ((newest = runFiles()[i + 1]) === undefined) {
-        if (Date.now() > deadline) throw new Error(`evaluation ${i + 2} wrote no run file`);
-        await page.waitForTimeout(250);
-      }
+      const newest = await until(page, `the run file of evaluation ${i + 2} written`, () => runFiles()[i + 1], 480, 250);
       const header = JSON.parse(readFileSync(newest, "utf8").split("\n")[0]!) as { createdAt: string };
-      await reportFrame(page, ".runs", header.createdAt, Math.max(1_000, deadline - Date.now()));
+      await reportFrame(page, ".runs", header.createdAt, 120_000);
     }
     assert.equal(await page.locator(".tab", { hasText: "Report: " }).count(), 1, "three evaluations of one skill share one report tab");
     const runs = readdirSync(path.join(ws, ".skill-following", "runs")).filter((f) => f.endsWith(".jsonl"));

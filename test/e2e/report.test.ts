@@ -11,59 +11,11 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Frame, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
-import { DOCS_IMAGES } from "./ui.js";
+import { DOCS_IMAGES, palette, pick, reportFrame } from "./ui.js";
 import { API_KEY, createFixture, SKILL_NAME, XSS_TASK_ID, type Fixture } from "../integration/support/fixture.js";
 
 const skip = missingPrerequisite();
 const shots = path.join(REPO_ROOT, "test-results", "e2e");
-
-async function palette(page: Page, command: string): Promise<void> {
-  const input = page.locator(".quick-input-widget input");
-  // F1 can be swallowed while focus sits in a notification or a closing quick pick (seen on a loaded CI machine):
-  // close whatever is open and press it again, a few times, before giving up.
-  for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press("F1");
-    try {
-      await input.waitFor({ state: "visible", timeout: 6_000 });
-      break;
-    } catch (err) {
-      if (attempt >= 5) throw err;
-      await page.keyboard.press("Escape");
-      await page.locator(".monaco-workbench").click({ position: { x: 600, y: 400 } }).catch(() => {});
-    }
-  }
-  await input.fill(`>${command}`);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor();
-  await page.keyboard.press("Enter");
-}
-
-async function pick(page: Page, text: string): Promise<void> {
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(text);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor();
-  await page.keyboard.press("Enter");
-}
-
-/** The report's document: the innermost webview frame that has our #app element. */
-async function reportFrame(page: Page, waitForText: string, timeoutMs = 60_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const f of page.frames()) {
-      try {
-        const title = await f.locator("#title").textContent({ timeout: 200 });
-        if (title?.includes(waitForText)) return f;
-      } catch {
-        // not this frame, or not rendered yet
-      }
-    }
-    if (Date.now() > deadline) {
-      await page.screenshot({ path: path.join(shots, "timeout.png") });
-      throw new Error(`no report webview showing "${waitForText}" after ${timeoutMs} ms (see test-results/e2e/timeout.png)`);
-    }
-    await page.waitForTimeout(250);
-  }
-}
 
 describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_000 }, () => {
   let root: string;
@@ -119,7 +71,7 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     await progress.waitFor({ timeout: 20_000 });
     await page.locator(".notifications-toasts", { hasText: /\d+\/\d+ runs · .* · \d+ retrievals? · running RAE/ }).waitFor({ timeout: 20_000 });
     await page.screenshot({ path: path.join(shots, "2a-progress.png") });
-    report = await reportFrame(page, SKILL_NAME);
+    report = await reportFrame(page, "#title", SKILL_NAME);
     await page.screenshot({ path: path.join(shots, "2-report.png"), fullPage: true });
     assert.equal(await report.locator("#headline-rae .card-value").textContent(), "\u22120.25");
     assert.equal(await report.locator("#headline-oae .card-value").textContent(), "\u22120.17");
@@ -159,7 +111,7 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     await page.screenshot({ path: path.join(shots, "3a-codelens.png") });
     await lens.click();
     // The report's page was destroyed while hidden behind SKILL.md; find the new one.
-    report = await reportFrame(page, SKILL_NAME);
+    report = await reportFrame(page, "#title", SKILL_NAME);
     await report.locator("#harmed.focused").waitFor({ timeout: 20_000 });
   });
 
@@ -183,7 +135,7 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "crafted.jsonl" }).first().waitFor();
     await page.screenshot({ path: path.join(shots, "4-open-dialog.png") });
     await page.locator(".quick-input-widget .monaco-button", { hasText: "Open Report" }).click();
-    const evil = await reportFrame(page, "<img src=x", 30_000);
+    const evil = await reportFrame(page, "#title", "<img src=x", 30_000);
     await page.screenshot({ path: path.join(shots, "4-crafted-report.png"), fullPage: true });
     assert.equal(await evil.locator("#skills-table .skill-name").first().textContent(), evilName);
     assert.equal(await evil.evaluate(() => (globalThis as unknown as { __sfXss?: number }).__sfXss), undefined);
@@ -210,7 +162,7 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     const tab = page.locator(".tab", { hasText: "Report: units-helper" }).first();
     await tab.waitFor({ timeout: 60_000 });
     await tab.click();
-    const restored = await reportFrame(page, "on fixture-math", 60_000);
+    const restored = await reportFrame(page, "#title", "on fixture-math", 60_000);
     assert.equal(await restored.locator("#headline-rae .card-value").textContent(), "\u22120.25");
     await page.screenshot({ path: path.join(shots, "5-restored.png") });
   });

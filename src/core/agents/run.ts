@@ -52,9 +52,35 @@ function installSkills(skills: readonly Skill[], target: string, servedBody: Har
   });
 }
 
-/** A stable folder name per task × condition × sample, so an unconfined run's paths (which the harness puts in its requests) repeat. */
-function runFolder(input: HarnessRunInput): string {
-  return createHash("sha256").update(`${input.task.id}\u0000${input.condition}\u0000${input.sampleIndex}`).digest("hex").slice(0, 16);
+/**
+ * A stable folder name per task × condition × sample (and the session's run group, for a variant's runs), so an
+ * unconfined run's paths (which the harness puts in its requests) repeat. One level under the work root whatever the
+ * group: the proxy's socket is in it, and a socket path has a hard length limit.
+ */
+function runFolder(input: HarnessRunInput, group: string | undefined): string {
+  const id = `${input.task.id}\u0000${input.condition}\u0000${input.sampleIndex}`;
+  return createHash("sha256").update(group === undefined ? id : `${id}\u0000${group}`).digest("hex").slice(0, RUN_FOLDER_LENGTH);
+}
+
+const RUN_FOLDER_LENGTH = 16;
+
+/**
+ * The longest Unix socket path Linux binds: `sun_path` is 108 bytes with its final NUL. Node does not refuse a longer
+ * one, it binds a truncated path, which bubblewrap then cannot find (every run would fail before its first model call).
+ */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Where a confined run's model proxy listens (bind-mounted into its sandbox): in the run's folder. */
+export function proxySocketPath(workRoot: string, folder = "0".repeat(RUN_FOLDER_LENGTH)): string {
+  return path.join(workRoot, folder, "proxy.sock");
+}
+
+/** Why a work root cannot hold a proxy socket (its path would be too long), or undefined when it can. */
+export function socketPathProblem(workRoot: string): string | undefined {
+  const socket = proxySocketPath(workRoot);
+  const bytes = Buffer.byteLength(socket);
+  if (bytes <= MAX_SOCKET_PATH_BYTES) return undefined;
+  return `the harness's model socket would be ${socket} (${bytes} bytes), longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket path can hold`;
 }
 
 export async function runHarness(session: HarnessSession, input: HarnessRunInput): Promise<HarnessRunResult> {
@@ -64,13 +90,18 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
   const bwrap = confined ? findBwrap() : undefined;
   if (confined && !bwrap) throw new HarnessError("bubblewrap (bwrap) is not installed: harness runs need it to confine the agent's shell commands");
 
-  const dir = path.join(session.workRoot, runFolder(input));
+  if (confined) {
+    const problem = socketPathProblem(session.workRoot);
+    if (problem) throw new HarnessError(`${problem}: the temporary folder ${path.dirname(session.workRoot)} is too deep for confined harness runs`);
+  }
+  const folder = runFolder(input, session.runGroup);
+  const dir = path.join(session.workRoot, folder);
   rmSync(dir, { recursive: true, force: true });
   const [workspace, home] = [path.join(dir, "workspace"), path.join(dir, "home")];
   for (const d of [workspace, home]) mkdirSync(d, { recursive: true });
   const installed = input.condition === "enabled" ? installSkills(input.skills, path.join(workspace, adapter.skillsDir), input.servedBody) : [];
   const dummyKey = `sk-proxy-${randomBytes(12).toString("hex")}`;
-  const socket = path.join(dir, "proxy.sock");
+  const socket = proxySocketPath(session.workRoot, folder);
 
   const proxy = await startModelProxy({
     client: input.client,
@@ -118,6 +149,10 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     const outcome = await execute(argv, confined ? { ELECTRON_RUN_AS_NODE: "1" } : env, confined ? dir : workspace, session.timeoutMs, input.signal, (line) => events.push(...adapter.parseEvent(line)));
     if (input.signal?.aborted) throw new CancelledError();
     if (proxy.failure) throw proxy.failure;
+    // bubblewrap could not build the sandbox (a bind source missing, …): the harness never ran, so the run says
+    // nothing about the model or the task, and every run would fail alike. Not a graded "no answer".
+    const setup = confined && outcome.code !== 0 && proxy.exchanges.length === 0 ? /^bwrap: .*$/m.exec(outcome.stderr) : null;
+    if (setup) throw new HarnessError(`bubblewrap could not start the harness: ${setup[0]}`);
 
     // Retrieval: the model's tool calls as the proxy saw them, then the harness's own events.
     const tracker = new RetrievalTracker(installed, adapter.skillsDir);

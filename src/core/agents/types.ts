@@ -171,8 +171,13 @@ export interface HarnessSession {
   adapter: HarnessAdapter;
   binary: HarnessBinary;
   confinement: HarnessConfinement;
-  /** Where each run's workspace and HOME are made (removed after the run). */
+  /** Where each run's workspace, HOME and proxy socket are made (removed after the run). */
   workRoot: string;
+  /**
+   * Runs of one task × condition × sample that run side by side (a section ablation's variants) have different
+   * groups: part of each run's folder name, which stays one level under `workRoot` (the socket path is bounded).
+   */
+  runGroup?: string;
   /** The run's fixed date (YYYY-MM-DD, from the run header): what `normalizeRequest` puts in place of today's. */
   fixedDate: string;
   /** Wall-clock limit of one harness process (ms); past it the process is killed and the run is a model failure. */

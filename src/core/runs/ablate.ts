@@ -8,7 +8,6 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
-import path from "node:path";
 import { DEFAULT_MAX_TURNS } from "../agent/loop.js";
 import { InputError, ResumeMismatchError } from "../errors.js";
 import { JUDGE_VERSION, type JudgeConfig } from "../grading/judge.js";
@@ -271,8 +270,9 @@ async function prepareRunHarness(h: RunHeader, settings: AblationSettings, logge
 /**
  * One job context per variant: the run's library serving the target skill's body without the variant's sections
  * (the built-in loop's load_skill returns it), the same body for a harness to install as the SKILL.md, and a
- * workspace folder of the variant's own (a harness run's folder is per task × condition × sample, and variants of
- * one task run side by side).
+ * run group of the variant's own (a harness run's folder is per task × condition × sample, and variants of one task
+ * run side by side; a group keeps the folder one level under the work root, where a nested folder per variant made
+ * the proxy's socket path too long for a Unix socket under a deep temporary folder).
  */
 function variantContexts(o: AblateOptions, base: Omit<JobContext, "library">): (variant: string) => JobContext {
   const h = o.run.header;
@@ -288,7 +288,7 @@ function variantContexts(o: AblateOptions, base: Omit<JobContext, "library">): (
     ctx = {
       ...base,
       library: new SkillLibrary(skills, h.mode, h.search, servedBody),
-      ...(base.harness ? { harness: { ...base.harness, workRoot: path.join(base.harness.workRoot, variantDir) }, servedBody } : {}),
+      ...(base.harness ? { harness: { ...base.harness, runGroup: variantDir }, servedBody } : {}),
     };
     contexts.set(variant, ctx);
     return ctx;

@@ -3,6 +3,7 @@ import os from "node:os";
 import { bwrapWorks, findBwrap } from "../agents/confine.js";
 import { createWorkRoot, sweepOrphanedWorkRoots } from "../agents/workroot.js";
 import { builtHarnesses, harnessAdapter } from "../agents/registry.js";
+import { socketPathProblem } from "../agents/run.js";
 import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessConfinement, type HarnessId, type HarnessInfo, type HarnessSession } from "../agents/types.js";
 import { InputError, ModelConfigError } from "../errors.js";
 import type { Logger } from "../logger.js";
@@ -72,6 +73,14 @@ export async function prepareHarness(settings: RunSettings, batch: boolean, logg
   // Folders of evaluations killed with SIGKILL (they could not clean up) go first; a running one's are kept.
   sweepOrphanedWorkRoots(os.tmpdir(), logger);
   const workRoot = createWorkRoot(adapter.id);
+  // Refused before any run: a too-long socket path would make every confined run fail before its first model call.
+  const problem = confined ? socketPathProblem(workRoot) : undefined;
+  if (problem) {
+    rmSync(workRoot, { recursive: true, force: true });
+    throw new InputError(`${problem}: the temporary folder ${os.tmpdir()} is too deep for confined harness runs`, {
+      hint: `Start the program with a shorter temporary folder (the TMPDIR environment variable, e.g. /tmp).`,
+    });
+  }
   return {
     info,
     session: { adapter, binary, confinement: info.confinement, workRoot, timeoutMs: HARNESS_TIMEOUT_MS_PER_TURN * settings.maxTurns, logger },

@@ -177,9 +177,10 @@ describe("section ablation on a Codex run (real binary, bubblewrap, scripted mod
     assert.ok(result.records.every((r) => r.modelCalls === 0 && r.cachedCalls === 2));
   });
 
-  // Known failure after merging the date-free cache key with h-ablate: the CLI ablation reached the server 0 times
-  // (9 expected) with a fresh --cache-dir. Not investigated yet (2026-12-06); kept visible as a todo.
-  it.todo("the CLI ablates a harness run the same way: only the turns after the read reach the server", async () => {
+  // The CLI's TMPDIR is <dir>/tmp (cli-process.ts), deeper than the in-process tests' own: this case once saw every
+  // run fail in bubblewrap before its first model call (the variant's proxy socket path was over 107 bytes; see
+  // test/unit/agents/proxy-socket.test.ts), recorded as graded "no answer" runs with 0 calls and exit 0.
+  it("the CLI ablates a harness run the same way: only the turns after the read reach the server", async () => {
     server.reset();
     const out = path.join(dir, "ablation-cli.jsonl");
     const cli = await runCli(["ablate", runFile, "--skill", SKILL, "--ablate-control", "1", "--concurrency", "2", "--cache-dir", path.join(dir, "cli-cache"), "--out", out], {
@@ -192,6 +193,16 @@ describe("section ablation on a Codex run (real binary, bubblewrap, scripted mod
     assert.equal(back.records.length, back.header.sections.length * 3);
     assert.equal(server.calls, back.header.sections.length * 3, cli.stderr);
     assert.ok(server.requests.every((req) => req.messages.some((m) => m.role === "assistant")));
+    // Each run really ran: the read from the cache (the run's own first turn), the turn after it from the server.
+    assert.ok(back.records.every((r) => r.error === undefined && r.cachedCalls === 1 && r.modelCalls === 1), JSON.stringify(back.records.map((r) => [r.taskId, r.variant, r.cachedCalls, r.modelCalls, r.error])));
+    // The new turns carry the ablated SKILL.md as the read printed it (never the full one the run's cached turns saw):
+    // one text per variant, so no variant's turn can be answered with another's or the run's cached response.
+    const reads = new Set(server.requests.map(lastTool));
+    assert.equal(reads.size, back.header.sections.length, [...reads].join("\n---\n"));
+    for (const read of reads) {
+      assert.match(read, /name: carry-digits/);
+      assert.ok(!["# Carry digits", "tens first", "Drop the carry"].every((t) => read.includes(t)), `a new turn saw the full SKILL.md: ${read}`);
+    }
     assert.match(cli.stdout, /sections of carry-digits/);
   });
 
