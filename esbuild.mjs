@@ -32,6 +32,8 @@ const nodeEntries = [
   { in: "src/extension/extension.ts", out: "extension" },
   { in: "src/cli/main.ts", out: "cli" },
   { in: "src/core/sandbox/worker-entry.ts", out: "sandbox-worker" },
+  // The engine process the extension runs each evaluation in (src/core/runs/engine-protocol.ts).
+  { in: "src/core/runs/engine-host-entry.ts", out: "engine-host" },
   // The GitHub Action's pull-request comment step (action.yml); not part of the .vsix.
   { in: "src/cli/pr-comment-main.ts", out: "pr-comment" },
 ].filter((e) => existsSync(path.join(root, e.in)));

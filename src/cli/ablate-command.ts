@@ -25,7 +25,7 @@ export const ABLATE_USAGE = `usage: skill-following ablate <run.jsonl> --skill <
 Which section of a skill harms: re-runs the enabled condition of <run.jsonl> with one section of the skill deleted
 from the text load_skill returns, on the skill's harmed and rescued tasks plus a seeded fraction q (default 0.25) of
 its both-pass tasks. Calls before the load come from the response cache; the costs are printed before starting.
-On a run of a harness (--agent codex, claude-code) the section is deleted from the SKILL.md installed in its
+On a run of a harness (--agent codex, claude-code, gemini) the section is deleted from the SKILL.md installed in its
 workspace; the run's harness version is needed, and --agent-unconfined allows it without bubblewrap, as for run.
 Results go to <run>.ablation-<skill>.jsonl, which \`report <run.jsonl>\` reads too.`;
 

@@ -4,7 +4,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ResumeMismatchError } from "../core/errors.js";
 import { pythonRuntimeOf } from "../core/grading/index.js";
-import { planAblation, runAblation, type AblationPlan, type AblateOptions, type AblationPlanInput, type AblationResult } from "../core/runs/ablate.js";
+import { planAblation, type AblationPlan, type AblationPlanInput, type AblationResult } from "../core/runs/ablate.js";
+import type { StartAblation } from "../core/runs/engine-protocol.js";
 import { defaultAblationFile } from "../core/runs/ablation-store.js";
 import { describeEstimate } from "../core/runs/ablation-plan.js";
 import { scanSkills } from "../core/skills/index.js";
@@ -15,7 +16,8 @@ import { COMMANDS } from "./command-ids.js";
 import { runSettingsFromConfig } from "./config-schema.js";
 import { needs } from "./errors-ui.js";
 import { evaluateSkill, requireTrust, type EvaluateOutcome } from "./evaluate-flow.js";
-import { resolveClient } from "./models/client.js";
+import { runAblationInEngineProcess } from "./engine-process.js";
+import { resolveModel, type ResolvedModel } from "./models/client.js";
 import { assertRunWeights, isLocalModelName, runLocalModelName } from "../core/models/local/catalog.js";
 import { buildReportModel } from "./report-view-model.js";
 import { toStored, type SkillSectionResults } from "./section-results.js";
@@ -84,23 +86,22 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
   // A local run re-runs its own GGUF (checked by sha256); `dispose` frees it afterwards. Section ablation calls
   // the model one request at a time, whatever the batch setting.
   const local = isLocalModelName(h.model.name);
-  const { client, dispose } = await resolveClient(svc, local ? runLocalModelName(h.model) : h.model.name, { ...settings, batch: false });
-  if (local && client.weights) assertRunWeights(h.model, client.weights);
-  const base: Omit<AblateOptions, "grader"> = {
+  const model = await resolveModel(svc, local ? runLocalModelName(h.model) : h.model.name, { ...settings, batch: false });
+  if (local && model.host?.weights) assertRunWeights(h.model, model.host.weights);
+  const options: StartAblation["options"] = {
     run: { file: run.file, header: h, records: run.records },
     skills: scan.skills,
     skillName: last.name,
     skillText,
     taskSet,
-    client,
     concurrency: settings.concurrency,
     // A harness run's ablation is confined as the run was, or unconfined only when the setting allows it.
     agentUnconfined: settings.agentUnconfined,
     resume: true,
     ...(opts.control !== undefined ? { control: opts.control } : {}),
     ...(opts.pairs ? { pairs: true } : {}),
-    logger: svc.logger,
   };
+  const base: AblationPlanInput = { ...options, logger: svc.logger };
   const plan = await planOrFresh(base);
   const e = plan.estimate;
   svc.logger.info(`Find What Harms: ${describeEstimate(e, last.name)} → ${plan.file}`);
@@ -110,31 +111,16 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
     if (go !== "Run") return undefined;
   }
   // The run's own sandbox runtime: its verdicts are what the variants are compared with.
-  const result = await svc.runner.exclusive(`Find What Harms: ${last.name}`, settings.responseCache, pythonRuntimeOf(h.sandbox), async (signal, grader): Promise<AblationResult> =>
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding what harms in ${last.name}`, cancellable: true }, async (progress, token) => {
-      const controller = new AbortController();
-      const onAbort = () => controller.abort();
-      signal.addEventListener("abort", onAbort, { once: true });
-      const sub = token.onCancellationRequested(onAbort);
-      let reported = 0;
-      try {
-        return await runAblation(plan, {
-          ...base,
-          grader,
-          signal: controller.signal,
-          onProgress: (p) => {
-            const pct = p.total > 0 ? (100 * p.done) / p.total : 0;
-            progress.report({ increment: Math.max(0, pct - reported), message: `${p.done}/${p.total} runs without one section` });
-            reported = Math.max(reported, pct);
-          },
-        });
-      } finally {
-        sub.dispose();
-        signal.removeEventListener("abort", onAbort);
-        await dispose?.();
-      }
-    }),
-  );
+  const result = await ablateInEngine(svc, `Find What Harms: ${last.name}`, `Finding what harms in ${last.name}`, {
+    plan,
+    options,
+    client: model.spec,
+    // The run's own sandbox runtime: its verdicts are what the variants are compared with.
+    python: pythonRuntimeOf(h.sandbox),
+    responseCache: settings.responseCache,
+    dirs: { responsesDir: svc.layout.responsesDir, expectedDir: svc.layout.expectedDir, verdictsDir: svc.layout.verdictsDir },
+    distDir: svc.runner.distDir,
+  }, model);
   if (result.stopReason === "cancelled") {
     void vscode.window.showInformationMessage(`Find What Harms in ${last.name} cancelled after ${result.records.length} runs. Finished runs are kept; running it again resumes.`);
     return { ablationFile: result.file, cancelled: true };
@@ -158,6 +144,39 @@ export async function findWhatHarms(svc: Services, uriArg?: unknown, opts: FindW
   await svc.sections.set(stored);
   await svc.reports.open([run.file]);
   return { ablationFile: result.file, cancelled: false, result: stored };
+}
+
+/**
+ * Runs the ablation as this window's one evaluation, in an engine process (engine-process.ts), with a cancellable
+ * progress notification; frees the model's resources (a local model's weights) when it ends.
+ */
+async function ablateInEngine(svc: Services, label: string, title: string, start: Omit<StartAblation, "type">, model: ResolvedModel): Promise<AblationResult> {
+  return svc.runner.exclusive(label, async (signal) =>
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      const sub = token.onCancellationRequested(onAbort);
+      let reported = 0;
+      try {
+        return await runAblationInEngineProcess({
+          start,
+          hosts: model.host ? { model: model.host } : {},
+          logger: svc.logger,
+          signal: controller.signal,
+          onProgress: (p) => {
+            const pct = p.total > 0 ? (100 * p.done) / p.total : 0;
+            progress.report({ increment: Math.max(0, pct - reported), message: `${p.done}/${p.total} runs without one section` });
+            reported = Math.max(reported, pct);
+          },
+        });
+      } finally {
+        sub.dispose();
+        signal.removeEventListener("abort", onAbort);
+        await model.dispose?.();
+      }
+    }),
+  );
 }
 
 /** Resume the default ablation file when it is this ablation's; otherwise start a new one beside it. */

@@ -10,7 +10,7 @@ import { COMMANDS } from "./command-ids.js";
 import { needs } from "./errors-ui.js";
 import { freshRunFile } from "../core/layout.js";
 import { runSettingsFromConfig } from "./config-schema.js";
-import { resolveClient, resolveJudge } from "./models/client.js";
+import { resolveJudge, resolveModel } from "./models/client.js";
 import { pickModels, pickTaskSet, rememberModel, rememberTaskSet } from "./pickers.js";
 import { buildReportView, skillResults } from "./report-view-model.js";
 import type { Services } from "./services.js";
@@ -75,8 +75,9 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   const cfg = svc.config.get();
   const settings = runSettingsFromConfig(cfg);
   // A local model loads on its first call; `dispose` frees it once the evaluation is over.
-  const { client, modelName: resolvedModel, baseUrl, dispose } = await resolveClient(svc, modelName, settings);
-  const judge = await resolveJudge(svc, settings, { client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}) });
+  const model = await resolveModel(svc, modelName, settings);
+  const { modelName: resolvedModel, baseUrl, dispose } = model;
+  const judge = await resolveJudge(svc, settings, { modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}) });
   // The whole set: the engine applies the limit itself, after the seeded shuffle when stopping early.
   const taskSet: TaskSet = taskSetFile === SKILL_EVALS ? loadSkillEvals(skills) : await loadTaskSet(taskSetFile);
   for (const issue of taskSet.issues.slice(0, 20)) svc.logger.warn(`${issue.file}:${issue.line}${issue.column !== undefined ? `:${issue.column}` : ""}: ${issue.message}`);
@@ -92,7 +93,7 @@ export async function runEvaluation(svc: Services, skills: Skill[], label: strin
   svc.logger.info(`${resume ? "resuming" : "starting"} evaluation of ${label} on ${taskSet.name} (${taskSet.tasks.length} tasks) with ${resolvedModel} → ${runFile}`);
 
   const outcome = await svc.runner
-    .run({ skills, taskSet, client, modelName: resolvedModel, ...(baseUrl ? { baseUrl } : {}), ...(judge ? { judge } : {}), settings, label, runFile, resume, ...(opts.ordinal ? { ordinal: opts.ordinal } : {}) })
+    .run({ skills, taskSet, model, ...(judge ? { judge } : {}), settings, label, runFile, resume, ...(opts.ordinal ? { ordinal: opts.ordinal } : {}) })
     .catch(async (err: unknown) => {
       // A failed evaluation (bad key, endpoint down) keeps its finished runs: the next identical one resumes it.
       if (existsSync(runFile)) await svc.results.setIncompleteRun(configKey, runFile);

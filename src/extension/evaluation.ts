@@ -2,18 +2,16 @@ import * as vscode from "vscode";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { CancelledError } from "../core/errors.js";
-import type { Grader } from "../core/grading/types.js";
 import { dataDirOf, ensureDataDir, workspaceLayout, type WorkspaceLayout } from "../core/layout.js";
-import type { ModelClient } from "../core/models/types.js";
-import { evaluate, type EvaluationProgress, type EvaluationResult } from "../core/runs/evaluate.js";
-import { engineGrader } from "../core/runs/factory.js";
+import type { EvaluationProgress, EvaluationResult } from "../core/runs/evaluate.js";
 import type { RunSettings } from "../core/settings.js";
 import type { Skill } from "../core/skills/types.js";
 import type { TaskSet } from "../core/tasks/schema.js";
 import type { ExtensionLogger } from "./logger.js";
 import { progressLine, progressPercent, progressShort } from "../shared/progress.js";
-import type { PythonRuntime } from "../shared/vocabulary/index.js";
 import { COMMANDS } from "./command-ids.js";
+import { runInEngineProcess } from "./engine-process.js";
+import type { ResolvedJudge, ResolvedModel } from "./models/client.js";
 
 /**
  * Owns the one evaluation that may run at a time in this window: its progress notification, its cancellation and
@@ -23,11 +21,10 @@ import { COMMANDS } from "./command-ids.js";
 export interface EvaluationRequest {
   skills: Skill[];
   taskSet: TaskSet;
-  client: ModelClient;
-  modelName: string;
-  baseUrl?: string;
+  /** The evaluated model: what the engine process builds, and the host's client when it answers the requests. */
+  model: ResolvedModel;
   /** Skill evals: the judge when it is not the evaluated model. */
-  judge?: { client: ModelClient; model: string };
+  judge?: ResolvedJudge;
   settings: RunSettings;
   /** Label for the notification, e.g. the skill name. */
   label: string;
@@ -55,7 +52,8 @@ export class EvaluationRunner implements vscode.Disposable {
 
   constructor(
     private readonly logger: ExtensionLogger,
-    private readonly distDir: string,
+    /** The extension's dist/ folder: the engine process (engine-host.js) and the sandbox worker beside it. */
+    readonly distDir: string,
     private readonly layout: WorkspaceLayout,
   ) {}
 
@@ -77,7 +75,6 @@ export class EvaluationRunner implements vscode.Disposable {
     const controller = new AbortController();
     this.current = { controller, label: request.label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = engineGrader({ logger: this.logger, distDir: this.distDir, dirs: this.layout, python: request.settings.sandboxPython, responseCache: request.settings.responseCache });
     try {
       await mkdir(path.dirname(request.runFile), { recursive: true });
       // A status-bar item for as long as the run goes, so it is visible after the notification is hidden.
@@ -94,18 +91,26 @@ export class EvaluationRunner implements vscode.Disposable {
           let reported = 0;
           let lastMessage = "";
           try {
-            const result = await evaluate(request.settings, {
-              skills: request.skills,
-              taskSet: request.taskSet,
-              client: request.client,
-              model: request.modelName,
-              ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}),
-              ...(request.judge ? { judge: request.judge } : {}),
-              grader,
-              runFile: request.runFile,
-              resume: request.resume,
+            // The engine runs in a process of its own (engine-process.ts): model calls, the sandbox and grading never
+            // hold this host's event loop. It builds the client, the grader and the judge from these specs.
+            const { layout } = this;
+            const { result, cancelled } = await runInEngineProcess({
+              start: {
+                settings: request.settings,
+                skills: request.skills,
+                taskSet: request.taskSet,
+                client: request.model.spec,
+                model: request.model.modelName,
+                ...(request.model.baseUrl ? { baseUrl: request.model.baseUrl } : {}),
+                ...(request.judge ? { judge: request.judge.spec } : {}),
+                runFile: request.runFile,
+                resume: request.resume,
+                dirs: { responsesDir: layout.responsesDir, expectedDir: layout.expectedDir, verdictsDir: layout.verdictsDir },
+                distDir: this.distDir,
+                harnessSearchFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+              },
+              hosts: { ...(request.model.host ? { model: request.model.host } : {}), ...(request.judge?.host ? { judge: request.judge.host } : {}) },
               logger: this.logger,
-              harnessSearchFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
               signal: controller.signal,
               onProgress: (p) => {
                 const pct = progressPercent(p);
@@ -118,7 +123,7 @@ export class EvaluationRunner implements vscode.Disposable {
                 request.onProgress?.(p);
               },
             });
-            return { result, cancelled: result.stopReason === "cancelled" || controller.signal.aborted };
+            return { result, cancelled: cancelled || controller.signal.aborted };
           } catch (err) {
             if (err instanceof CancelledError || controller.signal.aborted) return { cancelled: true };
             throw err;
@@ -132,27 +137,24 @@ export class EvaluationRunner implements vscode.Disposable {
       return outcome;
     } finally {
       this.current = undefined;
-      await grader.dispose().catch((err: unknown) => this.logger.warn(`grader dispose: ${String(err)}`));
       await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
     }
   }
 
   /**
    * Runs other work as this window's one evaluation (Find What Harms): the same lock, `skillFollowing.evaluating`
-   * context, Cancel Evaluation command and grader setup as run(); the body gets the cancel signal and a grader.
+   * context and Cancel Evaluation command as run(); the body gets the cancel signal (and runs its engine process).
    */
-  async exclusive<T>(label: string, responseCache: boolean, python: PythonRuntime, body: (signal: AbortSignal, grader: Grader) => Promise<T>): Promise<T> {
+  async exclusive<T>(label: string, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.current) throw new Error(`an evaluation (${this.current.label}) is already running; cancel it first`);
     ensureDataDir(this.layout);
     const controller = new AbortController();
     this.current = { controller, label };
     await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", true);
-    const grader = engineGrader({ logger: this.logger, distDir: this.distDir, dirs: this.layout, python, responseCache });
     try {
-      return await body(controller.signal, grader);
+      return await body(controller.signal);
     } finally {
       this.current = undefined;
-      await grader.dispose().catch((err: unknown) => this.logger.warn(`grader dispose: ${String(err)}`));
       await vscode.commands.executeCommand("setContext", "skillFollowing.evaluating", false);
     }
   }

@@ -9,7 +9,7 @@ import { COMMANDS } from "./command-ids.js";
 import { runSettingsFromConfig } from "./config-schema.js";
 import { requireTrust, type EvaluateOutcome } from "./evaluate-flow.js";
 import { needs } from "./errors-ui.js";
-import { resolveClient, resolveJudge } from "./models/client.js";
+import { resolveJudge, resolveModel } from "./models/client.js";
 import type { LoadedRun, SkillResult } from "./report-view-model.js";
 import type { Services } from "./services.js";
 import { callsOf, outcomeLabel, outcomeMessage, skillTaskOutcomes, TEST_STATE, type TaskOutcome } from "./test-outcomes.js";
@@ -360,14 +360,15 @@ export async function rerunTasks(svc: Services, skillFile: string, taskIds: read
 
   // The task set's own settings, but all of the chosen tasks: a limit or a stop rule is about a whole set.
   const { limit: _limit, ...settings } = runSettingsFromConfig(svc.config.get());
-  const { client, modelName, baseUrl, dispose } = await resolveClient(svc, model, settings);
-  const judge = await resolveJudge(svc, settings, { client, modelName, ...(baseUrl ? { baseUrl } : {}) });
+  const resolved = await resolveModel(svc, model, settings);
+  const { modelName, baseUrl, dispose } = resolved;
+  const judge = await resolveJudge(svc, settings, { modelName, ...(baseUrl ? { baseUrl } : {}) });
   const label = taskSet.tasks.length === 1 ? `${name} ${taskSet.tasks[0]!.id}` : `${name} ${taskSet.tasks.length} tasks`;
   // A label of its own ("<skill> <task>"), so Delete Old Runs never takes this run for the skill's latest.
   const runFile = freshRunFile(svc.layout, { label: `${name}-task-rerun`, taskSet: full.name, model: modelName });
   svc.logger.info(`re-running ${taskSet.tasks.length} pair(s) of ${name} on ${full.name} with ${modelName} → ${runFile}`);
   const outcome = await svc.runner
-    .run({ skills, taskSet, client, modelName, ...(baseUrl ? { baseUrl } : {}), ...(judge ? { judge } : {}), settings, label, runFile, resume: false })
+    .run({ skills, taskSet, model: resolved, ...(judge ? { judge } : {}), settings, label, runFile, resume: false })
     .finally(() => dispose?.());
   if (!existsSync(runFile)) return { runFile, outcomes: [], calls: 0, cached: 0, sent: 0, cancelled: true };
   svc.runs.forget(runFile);

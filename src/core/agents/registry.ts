@@ -1,6 +1,7 @@
 import type { HarnessId } from "../../shared/vocabulary/index.js";
 import { claudeCodeAdapter } from "./claude-code.js";
 import { codexAdapter } from "./codex.js";
+import { geminiAdapter } from "./gemini.js";
 import { HarnessError, type HarnessAdapter } from "./types.js";
 
 /**
@@ -10,6 +11,7 @@ import { HarnessError, type HarnessAdapter } from "./types.js";
 const ADAPTERS: Partial<Record<HarnessId, () => HarnessAdapter>> = {
   codex: codexAdapter,
   "claude-code": claudeCodeAdapter,
+  gemini: geminiAdapter,
 };
 
 export function harnessAdapter(id: HarnessId): HarnessAdapter {

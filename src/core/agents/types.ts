@@ -31,7 +31,7 @@ import type { Condition } from "../../shared/vocabulary/index.js";
 // ---------------------------------------------------------------------------------------------------------------
 // Wire formats: what the proxy speaks to a harness.
 
-export const WireFormatIdSchema = z.enum(["openai-responses", "openai-chat", "anthropic-messages"]);
+export const WireFormatIdSchema = z.enum(["openai-responses", "openai-chat", "anthropic-messages", "gemini-generate-content"]);
 export type WireFormatId = z.infer<typeof WireFormatIdSchema>;
 
 /** A reply the proxy sends: a whole JSON body, or the chunks of a server-sent event stream in order. */
@@ -45,7 +45,8 @@ export interface WireReply {
 export class WireFormatError extends Error {}
 
 /**
- * One wire format of the proxy (proxy/openai-responses.ts, proxy/openai-chat.ts, proxy/anthropic-messages.ts).
+ * One wire format of the proxy (proxy/openai-responses.ts, proxy/openai-chat.ts, proxy/anthropic-messages.ts,
+ * proxy/gemini.ts).
  * Pure functions: no I/O, no clock, no randomness, so a cached answer replays as the same bytes.
  */
 export interface WireFormat {
@@ -57,8 +58,9 @@ export interface WireFormat {
   /**
    * The engine's answer → the reply in the harness's format: streamed when the request asked for a stream.
    * `replyId` is derived from the request (stable across re-runs); formats build their response and item ids from it.
+   * `path` is the URL path the request came to (the Gemini API says there whether to stream, and the model).
    */
-  reply(response: ChatResponse, body: unknown, replyId: string): WireReply;
+  reply(response: ChatResponse, body: unknown, replyId: string, path: string): WireReply;
   /** An error (upstream failure, bad request) in the shape the harness expects from the real API. */
   error(status: number, message: string, body: unknown): WireReply;
 }

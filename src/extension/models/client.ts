@@ -1,8 +1,8 @@
 import { ModelConfigError } from "../../core/errors.js";
-import { createOpenAIBatchClient } from "../../core/models/batch-client.js";
-import { createOpenAIClient, isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../core/models/openai-client.js";
+import { isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../core/models/openai-client.js";
 import type { ModelClient } from "../../core/models/types.js";
-import { engineClient, judgeEndpoint } from "../../core/runs/factory.js";
+import type { ClientSpec, JudgeSpec } from "../../core/runs/engine-protocol.js";
+import { engineModelClient } from "../../core/runs/engine-serve.js";
 import type { RunSettings } from "../../core/settings.js";
 import type { Services } from "../services.js";
 import { createLmClient, selectLmModel } from "./lm-client.js";
@@ -18,24 +18,43 @@ export interface ResolvedClient {
 }
 
 /**
- * The model client of one evaluation, behind the response cache unless the settings turn it off (re-runs are free;
- * an edited skill re-issues only the calls after it was loaded). The key comes from SecretStorage (or the environment) and goes
- * only into the client's Authorization header: the cache key and the run header carry the endpoint, never the key.
+ * The evaluated model as the engine process gets it (engine-protocol.ts): an OpenAI-compatible endpoint the engine
+ * calls itself (with the key, which travels over IPC only), or a client only this host can run (the editor's
+ * language models, a local model loaded here), whose requests the engine sends back to be answered by `host`.
  */
-export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds"> & { batch?: boolean }): Promise<ResolvedClient> {
+export interface ResolvedModel {
+  spec: ClientSpec;
+  /** The client this host runs for a `host` spec, without the response cache (the engine caches). */
+  host?: ModelClient;
+  modelName: string;
+  baseUrl?: string;
+  /** Frees what the client holds (a local model's weights); call when the evaluation is over. */
+  dispose?: () => Promise<void>;
+}
+
+/** The judge of skill evals as the engine process gets it; the host's client for a `host` spec. */
+export interface ResolvedJudge {
+  spec: JudgeSpec;
+  host?: ModelClient;
+}
+
+/**
+ * The model of one evaluation. The key comes from SecretStorage (or the environment) and goes only into the
+ * client's Authorization header: the cache key and the run header carry the endpoint, never the key.
+ */
+export async function resolveModel(svc: Services, modelName: string, settings: Pick<RunSettings, "timeoutSeconds"> & { batch?: boolean }): Promise<ResolvedModel> {
   const cfg = svc.config.get();
-  const cached = (inner: ModelClient) => engineClient(inner, { responseCache: settings.responseCache, dirs: svc.layout, logger: svc.logger });
-  // A local model runs in-process whatever the provider setting says.
+  // A local model runs in this host whatever the provider setting says.
   if (isLocalModelName(modelName)) {
     // Said before anything is downloaded: the engine would refuse it anyway.
     if (settings.batch) throw new ModelConfigError(`${modelName} runs in-process, so it has no batch API.`, { hint: "Turn batch mode off for this model.", hintIds: ["batch"] });
     const local = await openLocalModelInEditor(svc, modelName);
-    return { client: cached(local), modelName: local.name, dispose: () => local.dispose() };
+    return { spec: { kind: "host", id: local.id, ...(local.weights ? { weights: local.weights } : {}) }, host: local, modelName: local.name, dispose: () => local.dispose() };
   }
   if (cfg.modelProvider === "vscode-lm") {
     const model = await selectLmModel(modelName);
     const inner = createLmClient(model, "Skill Following runs each task with and without your skills to measure their effect.");
-    return { client: cached(inner), modelName: model.id };
+    return { spec: { kind: "host", id: inner.id }, host: inner, modelName: model.id };
   }
   const baseUrl = cfg.baseUrl;
   const key = await svc.secrets.getApiKey();
@@ -45,17 +64,19 @@ export async function resolveClient(svc: Services, modelName: string, settings: 
       hintIds: ["apiKey", "baseUrl"],
     });
   }
-  const options = {
-    baseURL: baseUrl,
-    apiKey: key?.key ?? LOCAL_DUMMY_KEY,
-    model: modelName,
-    timeoutMs: settings.timeoutSeconds * 1000,
-    logger: svc.logger,
-    env: {},
-  };
   // Batch mode (skillFollowing.batch): the evaluation refuses models without a batch API (vscode-lm) with the reason.
-  const inner = settings.batch ? createOpenAIBatchClient({ ...options, ...(settings.responseCache ? { responsesDir: svc.layout.responsesDir } : {}) }) : createOpenAIClient(options);
-  return { client: cached(inner), modelName, baseUrl };
+  const spec: ClientSpec = { kind: "openai", baseURL: baseUrl, apiKey: key?.key ?? LOCAL_DUMMY_KEY, model: modelName, timeoutMs: settings.timeoutSeconds * 1000, batch: settings.batch === true };
+  return { spec, modelName, baseUrl };
+}
+
+/**
+ * The model client of work that runs in this host (Find What Harms), behind the response cache unless the settings
+ * turn it off (re-runs are free; an edited skill re-issues only the calls after it was loaded).
+ */
+export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds"> & { batch?: boolean }): Promise<ResolvedClient> {
+  const m = await resolveModel(svc, modelName, settings);
+  const client = engineModelClient(m.spec, m.host, { responseCache: settings.responseCache, dirs: svc.layout, logger: svc.logger });
+  return { client, modelName: m.modelName, ...(m.baseUrl ? { baseUrl: m.baseUrl } : {}), ...(m.dispose ? { dispose: m.dispose } : {}) };
 }
 
 /**
@@ -66,14 +87,14 @@ export async function resolveClient(svc: Services, modelName: string, settings: 
 export async function resolveJudge(
   svc: Services,
   settings: Pick<RunSettings, "responseCache" | "timeoutSeconds" | "judgeModel" | "judgeBaseUrl">,
-  evaluated: ResolvedClient,
-): Promise<{ client: ModelClient; model: string } | undefined> {
+  evaluated: { modelName: string; baseUrl?: string },
+): Promise<ResolvedJudge | undefined> {
   if (settings.judgeModel === undefined && settings.judgeBaseUrl === undefined) return undefined;
   const cfg = svc.config.get();
-  const cached = (inner: ModelClient) => engineClient(inner, { responseCache: settings.responseCache, dirs: svc.layout, logger: svc.logger });
   if (cfg.modelProvider === "vscode-lm" && settings.judgeBaseUrl === undefined) {
     const model = await selectLmModel(settings.judgeModel ?? evaluated.modelName);
-    return { client: cached(createLmClient(model, "Skill Following asks a judge model to grade each answer against the skill's own evals.")), model: model.id };
+    const host = createLmClient(model, "Skill Following asks a judge model to grade each answer against the skill's own evals.");
+    return { spec: { kind: "host", id: host.id, model: model.id }, host };
   }
   const baseUrl = settings.judgeBaseUrl ?? evaluated.baseUrl ?? cfg.baseUrl;
   const same = baseUrl === cfg.baseUrl && cfg.modelProvider !== "vscode-lm";
@@ -84,7 +105,15 @@ export async function resolveJudge(
       hintIds: ["judgeBaseUrl", "apiKey"],
     });
   }
-  // Built by the core (runs/factory.ts); the editor's part is the key (SecretStorage, or the judge's variable).
-  // The editor's judge is synchronous whatever the batch setting (as before).
-  return judgeEndpoint({ ...settings, batch: false }, { baseURL: evaluated.baseUrl ?? cfg.baseUrl, model: evaluated.modelName }, { apiKey: () => key ?? LOCAL_DUMMY_KEY, dirs: svc.layout, logger: svc.logger, env: {} });
+  // Built by the core (runs/factory.ts judgeEndpoint, in the engine process); the editor's part is the key
+  // (SecretStorage, or the judge's variable). The editor's judge is synchronous whatever the batch setting (as before).
+  const { judgeModel, judgeBaseUrl, timeoutSeconds, responseCache } = settings;
+  return {
+    spec: {
+      kind: "endpoint",
+      settings: { ...(judgeModel !== undefined ? { judgeModel } : {}), ...(judgeBaseUrl !== undefined ? { judgeBaseUrl } : {}), timeoutSeconds, responseCache, batch: false },
+      evaluated: { baseURL: evaluated.baseUrl ?? cfg.baseUrl, model: evaluated.modelName },
+      apiKey: key ?? LOCAL_DUMMY_KEY,
+    },
+  };
 }

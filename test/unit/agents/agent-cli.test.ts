@@ -52,7 +52,7 @@ describe("the agent on the command line", { timeout: 300_000 }, () => {
     assert.equal(code, 0, stderr);
     const help = stdout + stderr;
     assert.match(help, /--agent builtin\|codex\|claude-code\|opencode\|gemini\n/);
-    assert.match(help.replace(/\s+/g, " "), /codex \(Codex CLI\) or claude-code \(Claude Code\), installed with npm/);
+    assert.match(help.replace(/\s+/g, " "), /codex \(Codex CLI\), claude-code \(Claude Code\) or gemini \(Gemini CLI\), installed with npm/);
     assert.match(help, /--agent-unconfined +Run a harness agent without bubblewrap confinement/);
   });
 
@@ -60,8 +60,8 @@ describe("the agent on the command line", { timeout: 300_000 }, () => {
     server.reset();
     const r = await runCli(["run", "--agent", "opencode", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "m"], { cwd: ws, apiKey: "k", baseUrl: server.url });
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /error: the agent 'opencode' has no adapter in this version \(harness agents available: codex, claude-code\)/);
-    assert.match(r.stderr, /hint: Choose builtin or a harness this version runs \(codex, claude-code\)\. \(--agent builtin\|codex\|claude-code\|opencode\|gemini\)/);
+    assert.match(r.stderr, /error: the agent 'opencode' has no adapter in this version \(harness agents available: codex, claude-code, gemini\)/);
+    assert.match(r.stderr, /hint: Choose builtin or a harness this version runs \(codex, claude-code, gemini\)\. \(--agent builtin\|codex\|claude-code\|opencode\|gemini\)/);
     assert.equal(server.requests.length, 0);
   });
 
@@ -74,6 +74,7 @@ describe("the agent on the command line", { timeout: 300_000 }, () => {
   for (const [agent, name, pkg] of [
     ["codex", "Codex CLI", "@openai/codex"],
     ["claude-code", "Claude Code", "@anthropic-ai/claude-code"],
+    ["gemini", "Gemini CLI", "@google/gemini-cli"],
   ] as const) {
     it(`${agent} not installed: exit 2, the npm package to install, no model request`, async () => {
       const root = tempDir(`sf-agent-missing-${agent}-`);

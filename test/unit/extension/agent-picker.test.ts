@@ -81,6 +81,7 @@ describe("Choose Agent…", () => {
       ["builtin", undefined],
       ["codex", "0.171.0"],
       ["claude-code", "2.1.332"],
+      ["gemini", "0.61.0"],
     ]);
     const chosen = await editor.commands.get("skillFollowing.chooseAgent")!();
     assert.equal(chosen, "codex");
@@ -88,6 +89,7 @@ describe("Choose Agent…", () => {
       ["builtin", "built in · current"],
       ["codex", "0.171.0"],
       ["claude-code", "2.1.332"],
+      ["gemini", "0.61.0"],
     ]);
     assert.match(items[1]!.detail!, /codex-linux-x64|bin\/codex/);
     assert.equal(editor.settings.get("skillFollowing.agent"), "codex");
@@ -98,7 +100,7 @@ describe("Choose Agent…", () => {
     assert.equal(await editor.commands.get("skillFollowing.chooseAgent")!("claude-code"), "claude-code");
     assert.equal(editor.settings.get("skillFollowing.agent"), "claude-code");
     assert.equal(await editor.commands.get("skillFollowing.chooseAgent")!("cursor"), undefined);
-    assert.match(editor.messages.at(-1)!, /Unknown agent "cursor": choose one of builtin, codex, claude-code\./);
+    assert.match(editor.messages.at(-1)!, /Unknown agent "cursor": choose one of builtin, codex, claude-code, gemini\./);
     assert.equal(editor.settings.get("skillFollowing.agent"), "claude-code");
   });
 
@@ -112,13 +114,13 @@ describe("Choose Agent…", () => {
     });
     const chosen = await elsewhere(empty, async () => {
       const listed = await picker.listAgents([empty]);
-      assert.deepEqual(listed.map((a) => a.id), ["builtin", "codex", "claude-code"]);
+      assert.deepEqual(listed.map((a) => a.id), ["builtin", "codex", "claude-code", "gemini"]);
       assert.ok(listed.slice(1).every((a) => a.missing && !a.version));
       // The command looks in the workspace folders (none here: the working folder), beside the program and on PATH.
       return editor.commands.get("skillFollowing.chooseAgent")!();
     });
     assert.equal(chosen, undefined);
-    assert.deepEqual(items.map((i) => i.description), ["built in · current", "not installed", "not installed"]);
+    assert.deepEqual(items.map((i) => i.description), ["built in · current", "not installed", "not installed", "not installed"]);
     assert.equal(editor.settings.get("skillFollowing.agent"), undefined, "nothing written");
     assert.match(editor.messages.at(-1)!, /Claude Code is not installed: .*npm install @anthropic-ai\/claude-code/);
   });

@@ -45,7 +45,7 @@ after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 let globalState: MemoryMemento;
 let svc: Services;
 /** What the evaluation runner was asked to run (Try the Example's evaluation), in order. */
-let runs: { modelName: string; label: string; taskSet: { name: string } }[];
+let runs: { model: { modelName: string }; label: string; taskSet: { name: string } }[];
 const REPO = path.resolve(__dirname, "../../..");
 
 function services(): Services {
@@ -70,7 +70,7 @@ function services(): Services {
     // The runner records what it was asked and stops there, as a cancelled evaluation does (nothing is run).
     runner: {
       running: false,
-      run: async (input: { modelName: string; label: string; taskSet: { name: string } }) => {
+      run: async (input: { model: { modelName: string }; label: string; taskSet: { name: string } }) => {
         runs.push(input);
         return { cancelled: true };
       },
@@ -174,7 +174,7 @@ describe("Try the Example after the endpoint setup", () => {
     const out = (await editor.commands.get("skillFollowing.tryExample")!({ folder })) as { cancelled: boolean } | undefined;
     assert.deepEqual(asked, [], "no picker was shown");
     assert.equal(editor.answers.pick.length, 1, "the scripted picker answer is still unused");
-    assert.deepEqual(runs.map((r) => [r.modelName, r.label, r.taskSet.name]), [["served-model", "round-money-whole-units", "math-word"]]);
+    assert.deepEqual(runs.map((r) => [r.model.modelName, r.label, r.taskSet.name]), [["served-model", "round-money-whole-units", "math-word"]]);
     assert.equal(out?.cancelled, true);
     assert.ok(existsSync(path.join(folder, "skills", "round-money-whole-units", "SKILL.md")));
     assert.deepEqual(editor.shownDocuments, [path.join(folder, "skills", "round-money-whole-units", "SKILL.md")]);

@@ -60,7 +60,7 @@ describe("the packaged .vsix, unpacked with no repository around it", { timeout:
 
   it("ships the bundles, the Pyodide runtime, the media, the built-in task sets and every example skill", () => {
     for (const f of [
-      "package.json", "readme.md", "dist/extension.js", "dist/cli.js", "dist/sandbox-worker.js", "dist/webview/main.js",
+      "package.json", "readme.md", "dist/extension.js", "dist/cli.js", "dist/sandbox-worker.js", "dist/engine-host.js", "dist/webview/main.js",
       "dist/pyodide/pyodide.js", "dist/pyodide/pyodide.asm.mjs", "dist/pyodide/pyodide.asm.wasm", "dist/pyodide/python_stdlib.zip", "dist/pyodide/pyodide-lock.json",
       "media/report.css", "media/icon.png", "samples/math-word.jsonl", "samples/python-basics.jsonl",
       // The JSON Schema package.json contributes for **/evals/evals.json (written by esbuild.mjs).

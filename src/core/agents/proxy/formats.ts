@@ -1,5 +1,6 @@
 import type { WireFormat, WireFormatId } from "../types.js";
 import { anthropicMessages } from "./anthropic-messages.js";
+import { geminiGenerateContent } from "./gemini.js";
 import { openAIChat } from "./openai-chat.js";
 import { openAIResponses } from "./openai-responses.js";
 
@@ -8,6 +9,7 @@ const FORMATS: Partial<Record<WireFormatId, WireFormat>> = {
   "openai-responses": openAIResponses,
   "openai-chat": openAIChat,
   "anthropic-messages": anthropicMessages,
+  "gemini-generate-content": geminiGenerateContent,
 };
 
 export function wireFormat(id: WireFormatId): WireFormat {

@@ -29,7 +29,7 @@ export interface ProxyOptions {
   cacheScope: string;
   /** Model calls allowed; the next one is refused as the turn limit. */
   maxCalls: number;
-  /** The credential the harness must send (`Authorization: Bearer …` or `x-api-key`). */
+  /** The credential the harness must send (`Authorization: Bearer …`, `x-api-key` or `x-goog-api-key`). */
   dummyKey: string;
   normalize?: (request: ChatRequest) => ChatRequest;
   /** The form of a (normalised) request the response cache keys on (e.g. without the day's date); default: as sent. */
@@ -81,7 +81,7 @@ function send(res: http.ServerResponse, reply: WireReply): void {
 
 function authorized(req: http.IncomingMessage, key: string): boolean {
   const auth = req.headers.authorization;
-  return auth === `Bearer ${key}` || req.headers["x-api-key"] === key;
+  return auth === `Bearer ${key}` || req.headers["x-api-key"] === key || req.headers["x-goog-api-key"] === key;
 }
 
 export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy> {
@@ -123,7 +123,7 @@ export async function startModelProxy(options: ProxyOptions): Promise<ModelProxy
     try {
       const response = await options.client.complete(request, { sampleIndex: options.sampleIndex, cacheScope: options.cacheScope, ...(options.cacheKeyOf ? { cacheKeyRequest: options.cacheKeyOf(request) } : {}), ...(options.signal ? { signal: options.signal } : {}) });
       exchanges.push({ format: format.id, request, response });
-      send(res, format.reply(response, body, replyId));
+      send(res, format.reply(response, body, replyId, path));
     } catch (err) {
       failure ??= err instanceof Error ? err : new Error(typeof err === "string" ? err : "the model call failed");
       const message = err instanceof Error ? err.message : String(err);
