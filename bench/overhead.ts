@@ -6,9 +6,12 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { mathScenario, writeScenarioSkills, writeScenarioTasks } from "../test/unit/reliability/math-scenario.js";
+import type { ChatRequest } from "../src/core/models/types.js";
+import { toWireBody } from "../src/core/models/wire.js";
 import { BENCH_KEY, runEngine } from "./engine.js";
 import { startRemoteServer } from "./remote-server.js";
 import type { BenchRow } from "./types.js";
@@ -51,13 +54,19 @@ export async function benchOverhead(options: OverheadOptions = { tasks: 1000, la
     rows.push({ group: "overhead", metric: `${metric}: wall / (Σ call latency / c)`, value: round(wallMs / (sum / concurrency), 3), note: "engine time outside model calls: scheduling, grading, run-file writes" });
   };
   try {
+    const sent: ChatRequest[] = [];
     const cpu0 = process.cpuUsage();
     const started = performance.now();
-    const result = await runEngine({ baseUrl: server.url, skillsDir, taskSet: scenario.taskSet, runFile: path.join(tmp, "engine.jsonl"), concurrency });
+    const result = await runEngine({ baseUrl: server.url, skillsDir, taskSet: scenario.taskSet, runFile: path.join(tmp, "engine.jsonl"), concurrency, observe: (r) => sent.push(r) });
     const wall = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
     const { calls } = await server.stats();
-    rows.push({ group: "overhead", metric: "engine CPU per model call", value: round((cpu.user + cpu.system) / 1000 / calls, 2), unit: "ms", note: `client HTTP + JSON, agent loop, math grading, run-file write; at c=${concurrency} and ${latencyMs} ms the engine saturates one core at ${Math.round((latencyMs * 1000) / ((cpu.user + cpu.system) / calls))} concurrent calls` });
+    const engineMs = (cpu.user + cpu.system) / 1000 / calls;
+    rows.push({ group: "overhead", metric: "engine CPU per model call", value: round(engineMs, 2), unit: "ms", reference: "≤ 1", note: `user ${round(cpu.user / 1000 / calls, 2)} + system ${round(cpu.system / 1000 / calls, 2)} ms; client HTTP + JSON, agent loop, math grading, run-file write; at c=${concurrency} and ${latencyMs} ms the engine saturates one core at ${Math.round((latencyMs * 1000) / ((cpu.user + cpu.system) / calls))} concurrent calls; load ${os.loadavg()[0]!.toFixed(1)}` });
+    // The floor on the same server, right after: a bare keep-alive client sends the very bodies the engine sent.
+    await server.reset();
+    const bare = await bareClient(server.url, sent, concurrency);
+    rows.push({ group: "overhead", metric: "bare keep-alive client CPU per call", value: round(bare.cpuMs / bare.calls, 2), unit: "ms", note: `node:http, the engine's ${bare.calls} request bodies replayed at c=${concurrency}: JSON.stringify, HTTP, JSON.parse; engine / bare = ${round(engineMs / (bare.cpuMs / bare.calls), 2)}; load ${os.loadavg()[0]!.toFixed(1)}` });
     row("engine (evaluate)", wall, calls, `${result.records.length} records, ${result.failedRuns} failed`);
     attribution("engine (evaluate)", wall, result.records.map((r) => r.latencyMs));
 
@@ -90,6 +99,38 @@ export async function benchOverhead(options: OverheadOptions = { tasks: 1000, la
     rmSync(tmp, { recursive: true, force: true });
   }
   return rows;
+}
+
+/** The floor: the same request bodies over a keep-alive node:http agent, `concurrency` at a time; its process CPU. */
+async function bareClient(baseUrl: string, requests: readonly ChatRequest[], concurrency: number): Promise<{ cpuMs: number; calls: number }> {
+  const agent = new http.Agent({ keepAlive: true });
+  const url = new URL(`${baseUrl}/chat/completions`);
+  const post = (request: ChatRequest) =>
+    new Promise<void>((resolve, reject) => {
+      const body = JSON.stringify({ ...toWireBody(request), stream: false });
+      const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${BENCH_KEY}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          if (res.statusCode !== 200) reject(new Error(`bare client: HTTP ${res.statusCode}`));
+          else resolve();
+        });
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  let next = 0;
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests.length) await post(requests[next++]!);
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  agent.destroy();
+  return { cpuMs: (cpu.user + cpu.system) / 1000, calls: requests.length };
 }
 
 function round(x: number, digits: number): number {

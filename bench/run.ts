@@ -2,22 +2,28 @@
  * `npm run bench`: runs every benchmark of DESIGN §5 once, prints a table and writes bench/results/latest.json
  * with the machine noted (runs with --quick or --only write latest-partial.json instead). Numbers, not
  * pass/fail: each value sits beside its minimum, target or baseline, and every ratio is measured within one run.
- *
- *   npm run bench                      all benchmarks at full size
- *   npm run bench -- --quick           smaller sizes (a smoke run of the harness)
- *   npm run bench -- --only calls,report     (calls, overhead, sandbox, sandbox-cpython, report, webview, memory, lint, agent-proxy)
+ * `npm run bench -- --help` prints the usage below.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import type { PythonRuntime } from "../src/shared/vocabulary/index.js";
 import type { BenchRow } from "./types.js";
 
-const BENCHMARKS = ["calls", "overhead", "sandbox", "sandbox-cpython", "report", "webview", "memory", "lint", "agent-proxy"] as const;
+const BENCHMARKS = ["calls", "overhead", "sandbox", "report", "webview", "memory", "lint", "agent-proxy"] as const;
 type BenchName = (typeof BENCHMARKS)[number];
+
+const USAGE = `npm run bench -- [--quick] [--only <names>] [--limit <n>] [--rounds <k>] [--runtimes pyodide,cpython]
+  (no options)        every benchmark at full size; writes bench/results/latest.json
+  --quick             smaller sizes (a smoke run of the harness); writes latest-partial.json
+  --only <names>      some of: ${BENCHMARKS.join(", ")} (comma-separated); writes latest-partial.json
+  --limit <n>         sandbox: the first n MBPP+ tasks (default all 378)
+  --rounds <k>        sandbox: interleaved rounds (default 3)
+  --runtimes <list>   sandbox: pyodide and/or cpython (default both; cpython where its probe passes)
+  --help              this text
+The sandbox benchmark measures both runtimes against three CPython baselines (cold, warm, EvalPlus's structure) run
+by one interpreter binary, named in its output; it needs ../shared/data (MBPP+). Details: bench/README.md.`;
 
 function machine() {
   const cpus = os.cpus();
@@ -38,14 +44,16 @@ function machine() {
   };
 }
 
-/** The sandbox on MBPP+ against CPython subprocesses: `sandbox` with the default Pyodide runtime, `sandbox-cpython` with the opt-in native one. */
-async function benchSandboxRows(python: PythonRuntime): Promise<BenchRow[]> {
-  const group = python === "pyodide" ? "sandbox" : "sandbox-cpython";
-  const file = path.join(__dirname, "sandbox.ts");
-  if (!existsSync(file)) return [{ group, metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts is not there yet" }];
-  const mod = (await import(pathToFileURL(file).href)) as { benchSandbox?: (o: { python: string }) => Promise<Record<string, number | string>> };
-  if (typeof mod.benchSandbox !== "function") return [{ group, metric: "sandbox benchmark", value: "not run", note: "bench/sandbox.ts exports no benchSandbox()" }];
-  const result = await mod.benchSandbox({ python });
+/** Both sandbox runtimes on MBPP+ against three CPython baselines (bench/sandbox.ts). */
+async function benchSandboxRows(options: { limit?: string; rounds?: string; runtimes?: string }): Promise<BenchRow[]> {
+  const group = "sandbox";
+  const mod = await import("./sandbox.js");
+  const missing = mod.missingData();
+  if (missing) {
+    process.stderr.write(`${missing}\n`);
+    return [{ group, metric: "sandbox benchmark", value: "not run", note: "../shared/data/mbppplus not found" }];
+  }
+  const result = await mod.benchSandbox(mod.sandboxOptions(options));
   return Object.entries(result).map(([metric, value]) => ({ group, metric, value }));
 }
 
@@ -59,7 +67,11 @@ function printTable(rows: BenchRow[]): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: "boolean" }, only: { type: "string" } } });
+  const { values } = parseArgs({ options: { quick: { type: "boolean" }, only: { type: "string" }, limit: { type: "string" }, rounds: { type: "string" }, runtimes: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const only = values.only ? (values.only.split(",") as BenchName[]) : [...BENCHMARKS];
   for (const b of only) if (!BENCHMARKS.includes(b)) throw new Error(`unknown benchmark '${b}' (${BENCHMARKS.join(", ")})`);
   const quick = values.quick ?? false;
@@ -74,8 +86,7 @@ async function main(): Promise<void> {
     calls: async () => (await import("./calls.js")).benchCalls(40),
     overhead: async () =>
       (await import("./overhead.js")).benchOverhead(quick ? { tasks: 200, latencyMs: 200, concurrency: 32, cli: true } : { tasks: 1000, latencyMs: 200, concurrency: 32, cli: true }),
-    sandbox: () => benchSandboxRows("pyodide"),
-    "sandbox-cpython": () => benchSandboxRows("cpython"),
+    sandbox: () => benchSandboxRows(quick ? { limit: "20", rounds: "1", ...values } : values),
     report: async () => (await import("./report-scale.js")).benchReportScale(quick ? 1000 : 10_000, 20),
     webview: async () => (await import("./webview-render.js")).benchWebviewRender(quick ? 1000 : 10_000, 20),
     memory: async () => (await import("./memory.js")).benchMemory({ tasks: quick ? 2000 : 20_000, concurrency: 32 }),

@@ -51,12 +51,6 @@ if (missing.length > 0 && ci) {
 }
 for (const m of missing) console.log(`note: ${describeMissing(m)}; its tests skip (under CI=true this fails the run)`);
 
-// Unit tests spawn the built CLI and sandbox worker too, so every run builds first (about a second).
-if (process.env.SF_TEST_BUILD !== "0") {
-  const b = spawnSync(process.execPath, [path.join(root, "esbuild.mjs")], { stdio: "inherit", cwd: root });
-  if (b.status !== 0) process.exit(b.status ?? 1);
-}
-
 const found = tiers.flatMap((t) => find(path.join(testRoot, t)));
 if (found.length === 0) {
   console.error(`no test files found for tiers: ${tiers.join(", ")}`);
@@ -74,6 +68,13 @@ if (unmet.length > 0 && ci) {
   process.exit(1);
 }
 for (const n of new Set(unmet.flatMap((u) => u.needs))) console.log(`note: ${lacking[n].what}; ${unmet.filter((u) => u.needs.includes(n)).length} test files that need it skip (under CI=true this fails the run)`);
+
+// Unit tests spawn the built CLI and sandbox worker too, so every run builds first (about a second).
+if (process.env.SF_TEST_BUILD !== "0") {
+  const b = spawnSync(process.execPath, [path.join(root, "esbuild.mjs")], { stdio: "inherit", cwd: root });
+  if (b.status !== 0) process.exit(b.status ?? 1);
+}
+
 const files = found.filter((f) => !unmet.some((u) => u.f === f));
 
 // The full canonical-solution sweeps keep both cores busy for minutes. Run beside other files, they starve the

@@ -70,8 +70,8 @@ export const RunSettingsSchema = z
       .describe(
         "Send each agent turn of all pending runs as one batch job through the provider's batch API (OpenAI's /v1/batches: about half the price, answers within the provider's window of up to 24 hours). An interrupted run re-attaches to its batches. Only for endpoints with a batch API, not for editor-provided language models.",
       ),
-    sandboxPython: PythonRuntimeSchema.default("pyodide").describe(
-      "The Python that checks generated code: pyodide (every platform: a fresh Pyodide process per answer under Node's permission model and the OS confinement) or cpython (Linux with bubblewrap and CPython 3.11+: a fresh native CPython per answer under bubblewrap and a seccomp filter; several times faster for large runs, with fewer layers between an answer and the machine). The report records which one ran.",
+    sandboxPython: PythonRuntimeSchema.default("auto").describe(
+      "The Python that checks generated code: auto (the default) picks cpython wherever its probe passes and pyodide elsewhere; pyodide (every platform: a fresh Pyodide process per answer under Node's permission model and the OS confinement; the most layers); cpython (Linux with bubblewrap and CPython 3.11+: a fresh native CPython per answer under bubblewrap, a seccomp filter and rlimits; many times faster, with fewer layers between an answer and the machine; an error elsewhere). The run header and the report record which one ran and why.",
     ),
     agent: AgentIdSchema.default("builtin").describe(
       "The agent that runs the tasks: builtin (this product's loop: the skill catalog or search tools, the paper's setting) or a real agent harness run headless against the model through a local recording proxy, with the skills installed in its project skills folder in the enabled condition: codex (Codex CLI), claude-code (Claude Code), opencode (OpenCode) or gemini (Gemini CLI), installed with npm (@openai/codex, @anthropic-ai/claude-code, opencode-ai, @google/gemini-cli).",

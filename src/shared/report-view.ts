@@ -18,7 +18,6 @@ export type Estimate = z.infer<typeof EstimateSchema>;
 
 /** The core report's badge (Holm-adjusted): harmful, helpful, inconclusive, or not-retrieved. */
 export const FlagSchema = BadgeSchema;
-export type Flag = z.infer<typeof FlagSchema>;
 
 /** One task whose outcome flipped between the conditions; enough to open its side-by-side view. */
 export const TaskRefSchema = z.object({

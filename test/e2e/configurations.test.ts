@@ -78,7 +78,8 @@ describe("verdicts per configuration: example with A, library with B, compare A 
     // Filter to the two models, tick every row shown, accept.
     await page.locator(".quick-input-list .monaco-list-row", { hasText: MODEL_B }).first().waitFor({ timeout: 30_000 });
     await page.locator(".quick-input-widget input").fill("model-");
-    await page.waitForTimeout(300);
+    // The list re-renders once the filter applies: wait for that (a row that does not match leaves it), then count.
+    await page.locator(".quick-input-list .monaco-list-row").filter({ hasNotText: "model-" }).first().waitFor({ state: "detached", timeout: 30_000 }).catch(() => undefined);
     assert.equal(await page.locator(".quick-input-list .monaco-list-row").count(), 2);
     for (const name of [MODEL_A, MODEL_B]) {
       // The pointer left over a ticked row raises that row's hover, which can cover the next checkbox: move it away

@@ -171,7 +171,11 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
     const p = facts.python;
     assert.deepEqual(p.rescued, ["P1-add-one"]);
     assert.deepEqual(p.harmed, ["P2-double"]);
-    assert.equal(p.isolation, "process-permission", "generated code ran in a permission-model child process");
+    // The default runtime, auto: native CPython under bubblewrap and seccomp where its probe passes, else a Pyodide child
+    // process under the permission model; the header says which and why.
+    const chosen = /^auto: (cpython|pyodide) \(/.exec(p.sandboxDetail ?? "")?.[1];
+    assert.ok(chosen, `the header names the runtime auto chose: ${p.sandboxDetail}`);
+    assert.equal(p.isolation, chosen === "cpython" ? "native-confined" : "process-permission", "generated code ran in a confined child process");
     assert.equal(p.p1DisabledVerdict.failure.kind, "wrong-answer");
     assert.match(p.p1DisabledVerdict.reason, /expected 2.*got 3|3.*2/);
     assert.match(p.harmedReason, /expected/);

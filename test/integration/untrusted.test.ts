@@ -86,6 +86,8 @@ describe("extension in an untrusted workspace (restricted mode)", { skip: skip ?
   });
 
   it("sends nothing to the endpoint the workspace settings name and writes no run file", () => {
+    assert.equal(facts.activeAfterOpen, true, "activated by itself in Restricted Mode");
+    assert.equal(facts.cancelledAfter, false, "Cancel Evaluation, run after every refused command, found nothing running");
     assert.equal(facts.calls, 0);
     assert.equal(facts.runsDirExists, false);
   });

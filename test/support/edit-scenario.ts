@@ -3,7 +3,7 @@
  * 0–13 load the skill `sums` (with a description mentioning "products" also 14–16). Loaded, the model answers by the
  * version of the text it was shown: NEW fixes 0–4 and breaks 5 against OLD, 6 and 7 fail with both, BAD fails all.
  */
-import type { ScriptedServer, ScriptFn } from "./scripted-server.js";
+import type { ScriptFn } from "./scripted-server.js";
 import { boxedAnswer, pairedScript } from "./scripts.js";
 
 export const T = 20;
@@ -39,4 +39,3 @@ export const editScript: ScriptFn = pairedScript((ctx) => {
   return { content: passes(version, i) ? right : wrong };
 });
 
-export type { ScriptedServer };

@@ -16,7 +16,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { buildCompletion, completionJson, errorBody, streamEvents, type ChatCompletionRequestBody, type ScriptedReply } from "./openai-wire.js";
 import { createBatchApi, type BatchApi, type BatchApiOptions } from "./scripted-batches.js";
 
-export type { ChatCompletionRequestBody, ScriptedReply, ScriptedUsage, WireMessage, WireTool, WireToolCall } from "./openai-wire.js";
+export type { ChatCompletionRequestBody, ScriptedReply, WireMessage } from "./openai-wire.js";
 
 export type FaultKind =
   | "429"

@@ -24,7 +24,8 @@ export const FORWARDER_SOURCE = `"use strict";
 const net = require("net");
 const { spawn } = require("child_process");
 const [socketPath, port, ...command] = process.argv.slice(2);
-const server = net.createServer((client) => {
+// No Nagle on the harness's side: its requests and the proxy's replies would otherwise wait for delayed ACKs.
+const server = net.createServer({ noDelay: true }, (client) => {
   const upstream = net.connect(socketPath);
   client.pipe(upstream);
   upstream.pipe(client);

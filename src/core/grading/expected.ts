@@ -5,7 +5,6 @@ import { PyValueSchema } from "../sandbox/values.js";
 
 /** One expected output: the value, or for a huge one its digest, size and a short preview. */
 export const ExpectedValueSchema = z.union([z.object({ v: PyValueSchema }), z.object({ h: z.string().regex(/^[0-9a-f]{64}$/), n: z.number().int().nonnegative(), p: z.string().optional() })]);
-export type ExpectedValue = z.infer<typeof ExpectedValueSchema>;
 
 export const ExpectedOutputsSchema = z.object({
   count: z.number().int().nonnegative(),

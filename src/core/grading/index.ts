@@ -6,9 +6,8 @@ import { createPythonGrader } from "./python-grader.js";
 import { createSkillEvalGrader } from "./skill-eval.js";
 import type { GradeOptions, Grader, Verdict } from "./types.js";
 
-export type { Grader, Verdict, GradeOptions } from "./types.js";
-export { checkText, runCheck, type Check } from "./checks.js";
-export { EVIDENCE_NOT_FOUND, GRADING_FORMAT, JUDGE_VERSION, judgeRequest, judgeSystem, parseGrading, quotesResponse, type JudgeConfig } from "./judge.js";
+export type { Grader } from "./types.js";
+export { JUDGE_VERSION, type JudgeConfig } from "./judge.js";
 
 export interface CreateGraderOptions {
   logger?: Logger;
@@ -19,7 +18,7 @@ export interface CreateGraderOptions {
   /** On-disk cache of verdicts (see PythonGraderOptions.verdictCacheDir). */
   verdictCacheDir?: string;
   poolSize?: number;
-  /** The Python runtime of the sandbox (RunSettings.sandboxPython; default pyodide). */
+  /** The Python runtime of the sandbox (RunSettings.sandboxPython, whose default is auto; left out: pyodide). */
   python?: PythonRuntime;
 }
 

@@ -3,9 +3,9 @@ import { extractMathAnswer } from "./math-extract.js";
 import { mathAnswersEqual, normaliseMathAnswer } from "../math/normalise.js";
 import type { GradeOptions, Grader, Verdict } from "./types.js";
 
-export { extractMathAnswer, lastAnswerLine, lastBoxed, lastNumber } from "./math-extract.js";
+export { extractMathAnswer } from "./math-extract.js";
 export { mathAnswersEqual, normaliseMathAnswer } from "../math/normalise.js";
-export { evaluateRational, type Rational } from "../math/rational.js";
+export { evaluateRational } from "../math/rational.js";
 
 /**
  * Whether `answer` still looks like a whole model response rather than an extracted final answer. The agent

@@ -8,8 +8,6 @@ import { SandboxPool, type Isolation, type SandboxOptions } from "../sandbox/run
 import type { PythonFunctionTask, Task } from "../tasks/schema.js";
 import { CheckDriver, type CheckPlan, type CheckResult } from "./check-driver.js";
 import { assertComparable, checkPlanFor, expectedJobFor, MIN_TIME_LIMIT_MS } from "./check-plan.js";
-
-export { MIN_TIME_LIMIT_MS, TIME_LIMIT_FACTOR } from "./check-plan.js";
 import { JsonFileCache } from "../json-file-cache.js";
 import { ExpectedDriver, ExpectedJobError, ExpectedOutputsSchema, type ExpectedOutputs } from "./expected.js";
 import type { Grader, GradeOptions, Verdict } from "./types.js";

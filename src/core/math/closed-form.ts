@@ -196,14 +196,6 @@ class Parser {
   }
 }
 
-/** The value of a normalised expression (variables bound by `env`), or undefined when it is not one we read. */
-export function closedFormValue(s: string, env: ReadonlyMap<string, number> = new Map()): number | undefined {
-  if (s.length === 0 || s.length > MAX_CHARS) return undefined;
-  const tokens = tokenize(s);
-  if (!tokens || tokens.length === 0) return undefined;
-  return evaluateTokens(tokens, env);
-}
-
 function evaluateTokens(tokens: Token[], env: ReadonlyMap<string, number>): number | undefined {
   try {
     const v = new Parser(tokens, env).parse();

@@ -7,6 +7,7 @@
 import OpenAI, { APIError } from "openai";
 import { CancelledError, EndpointUnreachableError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
+import { createNodeFetch } from "./http-fetch.js";
 import { classifyFailure, errnoCode, retryDelayMs, unsupportedParameter, type Failure } from "./retry.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
 import { fromWireCompletion, StreamAccumulator, toWireBody } from "./wire.js";
@@ -191,6 +192,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     timeout: Math.min(options.firstByteTimeoutMs ?? timeoutMs, timeoutMs),
     // The SDK logs to console at OPENAI_LOG levels; the core speaks only through our Logger.
     logLevel: "off",
+    // node:http with keep-alive instead of undici's fetch: the same request, a fraction of the CPU per call (http-fetch.ts).
+    fetch: createNodeFetch().fetch,
   });
   const retrier = new Retrier({
     id,

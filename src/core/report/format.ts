@@ -7,7 +7,7 @@ import { explainer, type ExplainerPart } from "../../shared/explain.js";
 import { multiplicityNote } from "../../shared/format.js";
 import type { Evaluation, SkillResult, Table } from "./schema.js";
 
-export { intervalOf as interval, pct, plain as fmt, pLabel, pValue, signed } from "../../shared/format.js";
+export { intervalOf as interval, pct, plain as fmt, pValue, signed } from "../../shared/format.js";
 import { intervalOf, pct, pLabel, signed } from "../../shared/format.js";
 
 export function escapeHtml(s: string): string {

@@ -13,7 +13,6 @@ import { EvaluationSkillEvalFieldsSchema, SkillEvalFieldsSchema } from "./skill-
 export const REPORT_VERSION = 1;
 
 export const IntervalSchema = z.tuple([z.number(), z.number()]);
-export type Interval = z.infer<typeof IntervalSchema>;
 
 export const TableSchema = z.object({
   n: z.number().int().nonnegative(),

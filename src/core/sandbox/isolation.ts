@@ -32,6 +32,11 @@ export interface Confinement {
   describe: string;
   /** Whether sandbox processes have any network at all. */
   network: "namespace" | "host";
+  /**
+   * bubblewrap as probed, for the run header's runtime choice: its version when it is the confinement ("bwrap 0.8.0"),
+   * else why it is not ("bwrap not found", "bwrap failed its probe", "SF_SANDBOX_CONFINE=unshare").
+   */
+  bubblewrap?: string;
 }
 
 export interface SandboxFiles {
@@ -201,8 +206,10 @@ let confinement: Confinement | undefined;
 export function probeConfinement(): Confinement {
   if (confinement) return confinement;
   const forced = process.env.SF_SANDBOX_CONFINE;
+  let bubblewrap = process.platform === "linux" ? "bwrap not found" : `no bubblewrap on ${process.platform}`;
   if (process.platform === "linux" && forced !== "none") {
     const bwrap = forced === "unshare" ? undefined : which("bwrap");
+    if (forced === "unshare") bubblewrap = "SF_SANDBOX_CONFINE=unshare";
     if (bwrap) {
       const prefix = bubblewrapPrefix(bwrap);
       if (probePrefix(prefix([]), true)) {
@@ -211,9 +218,11 @@ export function probeConfinement(): Confinement {
           prefix,
           network: "namespace",
           describe: "bubblewrap: own PID, mount, IPC and network namespaces; private read-only root (system libraries, node, the Python runtime); no network",
+          bubblewrap: bubblewrapVersion(bwrap),
         };
         return confinement;
       }
+      bubblewrap = `${bwrap} failed its probe (no namespaces here?)`;
     }
     const unshare = which("unshare");
     if (unshare) {
@@ -226,6 +235,7 @@ export function probeConfinement(): Confinement {
             prefix: () => prefix,
             network: "namespace",
             describe: "unshare: own PID, IPC and network namespaces; no network; host files visible to the process, readable only through the permission model (install bubblewrap for a private root)",
+            bubblewrap,
           };
           return confinement;
         }
@@ -238,8 +248,16 @@ export function probeConfinement(): Confinement {
     prefix: () => prefix,
     network: "host",
     describe: "no OS namespaces here: permission model and a fresh process per answer only; code escaping through the FFI could reach the network",
+    bubblewrap: forced === "none" ? "SF_SANDBOX_CONFINE=none" : bubblewrap,
   };
   return confinement;
+}
+
+/** "bwrap 0.8.0" (`bwrap --version` says "bubblewrap 0.8.0"), or the path when it does not say. */
+function bubblewrapVersion(bwrap: string): string {
+  const r = spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 15000, stdio: ["ignore", "pipe", "ignore"] });
+  const v = /(\d+\.\d+(?:\.\d+)?)/.exec(r.stdout ?? "")?.[1];
+  return v ? `bwrap ${v}` : `bwrap at ${bwrap}`;
 }
 
 /** What the Python runtime is (Pyodide's version, CPython's, the ABI): part of every cached verdict's key. */

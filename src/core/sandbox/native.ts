@@ -7,7 +7,8 @@ import type { Confinement } from "./isolation.js";
 import { PROTOCOL_VERSION } from "./wire.js";
 
 /**
- * The CPython runtime (`sandbox.python: "cpython"`, opt-in, Linux with bubblewrap only): each answer runs in a fresh
+ * The CPython runtime (`sandboxPython: "cpython"`, and what `auto`, the default, picks wherever the probe below passes;
+ * Linux with bubblewrap only): each answer runs in a fresh
  * native CPython process instead of a fresh Pyodide one. It exists for paper-scale runs, where Pyodide's per-process
  * start (~0.7 s of CPU) and its wasm32 interpreter (2-9x slower on heavy inputs) dominate the bill.
  *
@@ -211,18 +212,19 @@ const MIN_MINOR = 11;
  * confinement with the seccomp filter installed and that the filter refuses fork, sockets and exec. Once per process
  * (a failure is not remembered: the next pool probes again).
  */
-let probed: { key: string; python: NativePython } | undefined;
+const probed = new WeakMap<Confinement, { key: string; python: NativePython }>();
 
 export function probeNativePython(confinement: Confinement): NativePython {
-  const key = JSON.stringify([confinement.kind, process.env.SF_SANDBOX_PYTHON ?? ""]);
-  if (probed?.key === key) return probed.python;
+  const key = process.env.SF_SANDBOX_PYTHON ?? "";
+  const hit = probed.get(confinement);
+  if (hit?.key === key) return hit.python;
   const python = probeOnce(confinement);
-  probed = { key, python };
+  probed.set(confinement, { key, python });
   return python;
 }
 
 function probeOnce(confinement: Confinement): NativePython {
-  const fix = { hint: "Choose the pyodide runtime (the default, every platform), or install bubblewrap and CPython 3.11+ (apt-get install bubblewrap python3).", hintIds: ["sandboxPython"] as const };
+  const fix = { hint: "Choose the pyodide runtime (every platform) or auto (the default: CPython where it can run, else Pyodide), or install bubblewrap and CPython 3.11+ (apt-get install bubblewrap python3).", hintIds: ["sandboxPython"] as const };
   if (process.platform !== "linux" || confinement.kind !== "bubblewrap") {
     throw new SkillFollowingError(`The CPython sandbox needs Linux with bubblewrap; here the confinement is "${confinement.kind}".`, fix);
   }

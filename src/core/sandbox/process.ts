@@ -8,7 +8,7 @@ import { NATIVE_PROGRAM, type NativePython } from "./native.js";
 import { killTree, RunningJob, systemClock, treeCpuMs, treeRss, treeStats, type CpuWaitProbe, type Driver } from "./job.js";
 import { ProcessMessageSchema, type HostMessage, type ProcessMessage, type WorkerConfig } from "./protocol.js";
 
-export { RunningJob, systemClock, treeRss, treeStats, type CpuWaitProbe, type Driver, type JobClock, type Step } from "./job.js";
+export { RunningJob, type CpuWaitProbe, type Driver, type Step } from "./job.js";
 
 /**
  * Splits a byte stream into lines with the host's own cap: a line longer than `maxLine()` bytes is never

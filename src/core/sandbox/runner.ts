@@ -41,11 +41,46 @@ export interface SandboxOptions {
   /** Bench hook: the V8 compiler-tier flags of each role (default: tiers.ts). */
   tierFlags?: (role: TierRole) => string[];
   /**
-   * The Python runtime: `pyodide` (default: every platform, the permission model plus the OS confinement) or
-   * `cpython` (Linux with bubblewrap: a native interpreter under bubblewrap and a seccomp filter, several times
-   * faster, with fewer layers; native.ts). `cpython` throws a located error where it cannot run, never falls back.
+   * The Python runtime: `pyodide` (every platform, the permission model plus the OS confinement; what an omitted
+   * option means, so tests and tools that leave it out never depend on the machine), `cpython` (Linux with
+   * bubblewrap: a native interpreter under bubblewrap and a seccomp filter, many times faster, with fewer layers;
+   * native.ts; throws a located error where it cannot run, never falls back), or `auto` (RunSettings' default: cpython
+   * where its probe passes, else pyodide; `choice` says which and why).
    */
   python?: PythonRuntime;
+}
+
+/** The runtime a pool runs, and why: the run header's first words about the sandbox. */
+export interface RuntimeChoice {
+  python: "pyodide" | "cpython";
+  native?: NativePython;
+  /** "auto: cpython (bwrap 0.8.0, CPython 3.11.2 at /usr/bin/python3.11)", "auto: pyodide (bwrap not found)", "pyodide (set)". */
+  why: string;
+}
+
+/**
+ * Resolves `auto`: the native CPython runtime wherever its probe passes (Linux, bubblewrap that really confines,
+ * CPython 3.11+ that starts under the seccomp filter and sees fork, sockets and exec refused), else Pyodide, with the
+ * reason. An explicit `cpython` throws where it cannot run; an explicit `pyodide` probes nothing. `probe`: the
+ * confinement (tests pass one that fails).
+ */
+export function chooseRuntime(requested: PythonRuntime, probe: () => Confinement = probeConfinement): RuntimeChoice {
+  if (requested === "pyodide") return { python: "pyodide", why: "pyodide (set)" };
+  const confinement = probe();
+  const found = (native: NativePython) => `${confinement.bubblewrap ?? "bwrap"}, CPython ${native.version} at ${native.bin}`;
+  if (requested === "cpython") {
+    const native = probeNativePython(confinement);
+    return { python: "cpython", native, why: `cpython (set; ${found(native)})` };
+  }
+  if (process.platform !== "linux") return { python: "pyodide", why: `auto: pyodide (${process.platform}: the CPython runtime is Linux only)` };
+  if (confinement.kind !== "bubblewrap") return { python: "pyodide", why: `auto: pyodide (${confinement.bubblewrap ?? "no bubblewrap"})` };
+  try {
+    const native = probeNativePython(confinement);
+    return { python: "cpython", native, why: `auto: cpython (${found(native)})` };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { python: "pyodide", why: `auto: pyodide (${message.replace(/\s+/g, " ").replace(/\.$/, "")})` };
+  }
 }
 
 export type { PythonRuntime } from "../../shared/vocabulary/index.js";
@@ -79,8 +114,10 @@ export class SandboxPool {
   private readonly outputCapBytes: number;
   private readonly rssLimitBytes: number;
   private readonly snapshots: SnapshotStore;
-  /** The native interpreter, when `python: "cpython"`: no snapshot, no node. */
+  /** The native interpreter, when the runtime is CPython: no snapshot, no node. */
   private readonly native: NativePython | undefined;
+  /** Which runtime runs and why (the run header's detail starts with it). */
+  readonly choice: RuntimeChoice;
   private readonly allowCodeGeneration: boolean;
   private readonly onDispatch: SandboxOptions["onDispatch"];
   private readonly tierFlags: (role: TierRole) => string[];
@@ -106,11 +143,14 @@ export class SandboxPool {
     this.memoryMb = options.memoryMb ?? 512;
     this.outputCapBytes = options.outputCapBytes ?? 8 * 1024 * 1024;
     this.rssLimitBytes = options.rssLimitBytes ?? (this.memoryMb + 768) * 1024 * 1024;
-    if (options.python === "cpython") {
+    // The test hooks below are Pyodide's: with them, `auto` means Pyodide.
+    const requested = options.python === "auto" && (options.forceFallback || options.unsafeAllowCodeGeneration) ? "pyodide" : (options.python ?? "pyodide");
+    this.choice = chooseRuntime(requested);
+    if (this.choice.native) {
       this.confinement = probeConfinement();
-      this.native = probeNativePython(this.confinement);
+      this.native = this.choice.native;
       this.isolation = "native-confined";
-      this.confinement = { ...this.confinement, describe: `CPython ${this.native.version} (${this.native.bin}) under bubblewrap: own PID, mount, IPC, network and user namespaces; read-only private root; seccomp (no fork, exec, sockets, ptrace); rlimits; no network` };
+      this.confinement = { ...this.confinement, describe: `native CPython under bubblewrap: own PID, mount, IPC, network and user namespaces; read-only private root; seccomp (no fork, exec, sockets, ptrace); rlimits; no network` };
       this.runtime = JSON.stringify({ cpython: this.native.version, bin: this.native.bin });
     } else {
       this.isolation = options.forceFallback ? "worker-fallback" : probeIsolation(files);
@@ -134,16 +174,16 @@ export class SandboxPool {
           "of this process. This is accident-proof, not attack-proof: hostile code could reach the host. The run header records isolation=worker-fallback.",
       );
     } else {
-      pool.logger.info(`sandbox: one fresh process per answer ${pool.native ? "" : `under ${files.permissionFlag}; `}${pool.confinement.describe}`);
+      pool.logger.info(`sandbox: ${pool.choice.why}; one fresh process per answer ${pool.native ? "" : `under ${files.permissionFlag}; `}${pool.confinement.describe}`);
       if (pool.confinement.kind !== "bubblewrap") pool.logger.warn(`sandbox: ${pool.confinement.describe}`);
     }
     pool.fillSpares();
     return pool;
   }
 
-  /** What the run header records about the sandbox. */
+  /** What the run header records about the sandbox: the runtime and why, then the confinement. */
   get detail(): string {
-    return this.confinement.describe;
+    return `${this.choice.why}; ${this.confinement.describe}`;
   }
 
   /** Resolves when the snapshot exists and a first answer process is warm; returns the time that took (ms). */

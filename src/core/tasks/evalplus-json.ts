@@ -66,9 +66,3 @@ export function stringifyJsonLossless(value: unknown): string {
 const MARK_OPEN = "\uE000\uE001";
 const MARK_CLOSE = "\uE001\uE000";
 const MARK_RE = /"\uE000\uE001([^"\uE001]*)\uE001\uE000"/g;
-
-/** A short readable form of a value that may contain number markers (for verdict reasons and logs). */
-export function displayJson(value: unknown, max = 200): string {
-  const s = stringifyJsonLossless(value);
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}

@@ -2,20 +2,11 @@ import { ModelConfigError } from "../../core/errors.js";
 import { isLocalEndpoint, LOCAL_DUMMY_KEY } from "../../core/models/openai-client.js";
 import type { ModelClient } from "../../core/models/types.js";
 import type { ClientSpec, JudgeSpec } from "../../core/runs/engine-protocol.js";
-import { engineModelClient } from "../../core/runs/engine-serve.js";
 import type { RunSettings } from "../../core/settings.js";
 import type { Services } from "../services.js";
 import { createLmClient, selectLmModel } from "./lm-client.js";
 import { isLocalModelName } from "../../core/models/local/catalog.js";
 import { openLocalModelInEditor } from "./local.js";
-
-export interface ResolvedClient {
-  client: ModelClient;
-  modelName: string;
-  baseUrl?: string;
-  /** Frees what the client holds (a local model's weights); call when the evaluation is over. */
-  dispose?: () => Promise<void>;
-}
 
 /**
  * The evaluated model as the engine process gets it (engine-protocol.ts): an OpenAI-compatible endpoint the engine
@@ -67,16 +58,6 @@ export async function resolveModel(svc: Services, modelName: string, settings: P
   // Batch mode (skillFollowing.batch): the evaluation refuses models without a batch API (vscode-lm) with the reason.
   const spec: ClientSpec = { kind: "openai", baseURL: baseUrl, apiKey: key?.key ?? LOCAL_DUMMY_KEY, model: modelName, timeoutMs: settings.timeoutSeconds * 1000, batch: settings.batch === true };
   return { spec, modelName, baseUrl };
-}
-
-/**
- * The model client of work that runs in this host (Find What Harms), behind the response cache unless the settings
- * turn it off (re-runs are free; an edited skill re-issues only the calls after it was loaded).
- */
-export async function resolveClient(svc: Services, modelName: string, settings: Pick<RunSettings, "responseCache" | "timeoutSeconds"> & { batch?: boolean }): Promise<ResolvedClient> {
-  const m = await resolveModel(svc, modelName, settings);
-  const client = engineModelClient(m.spec, m.host, { responseCache: settings.responseCache, dirs: svc.layout, logger: svc.logger });
-  return { client, modelName: m.modelName, ...(m.baseUrl ? { baseUrl: m.baseUrl } : {}), ...(m.dispose ? { dispose: m.dispose } : {}) };
 }
 
 /**

@@ -4,7 +4,9 @@
  * apply the quick fix and record the re-evaluated verdict and the calls each step cost.
  */
 import * as vscode from "vscode";
-import { hostConfig, reportFacts, serverCalls } from "./common.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -35,8 +37,29 @@ async function lenses(uri: vscode.Uri): Promise<{ line: number; title: string }[
   return all.map((l) => ({ line: l.range.start.line + 1, title: l.command?.title ?? "" })).filter((l) => l.title !== "");
 }
 
-async function settle(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 700));
+/**
+ * Waits until the lint of every edit made so far has run. The lint of an edited SKILL.md runs a fixed delay after
+ * its last edit (lintDelayMs), one timer per document, in the order they were set: so once an edit made now to a
+ * control SKILL.md (outside the workspace, never part of the library) shows in its diagnostics, every earlier
+ * edit's lint has run too. Each call flips the control between a valid and a broken name.
+ */
+let control: { doc: vscode.TextDocument; broken: boolean } | undefined;
+async function lintRoundTrip(): Promise<void> {
+  if (!control) {
+    const file = path.join(path.dirname(config.resultsFile), "lint-control", "SKILL.md");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, "---\nname: lint-control\ndescription: A control skill for waiting on the lint.\n---\n\n# Body\n");
+    control = { doc: await vscode.workspace.openTextDocument(vscode.Uri.file(file)), broken: false };
+    const doc = control.doc;
+    await waitFor("the lint of the control SKILL.md", () => vscode.languages.getDiagnostics(doc.uri).length === 0);
+  }
+  const { doc } = control;
+  control.broken = !control.broken;
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(doc.uri, doc.lineAt(1).range, control.broken ? "name: Lint_Control" : "name: lint-control");
+  await vscode.workspace.applyEdit(edit);
+  const broken = control.broken;
+  await waitFor("the lint of an edit to the control SKILL.md", () => (vscode.languages.getDiagnostics(doc.uri).length > 0) === broken);
 }
 
 async function body(): Promise<void> {
@@ -58,15 +81,17 @@ async function body(): Promise<void> {
     | { view?: { headline: { harmed: number; rescued: number } } }
     | undefined;
   facts.evaluation = { calls: (await calls()) - before, harmed: evaluation?.view?.headline.harmed, rescued: evaluation?.view?.headline.rescued };
-  await settle();
-  facts.lensesAfterEvaluation = await lenses(uri);
+  facts.lensesAfterEvaluation = await waitFor("the Find what harms lens after the evaluation", async () => {
+    const l = await lenses(uri);
+    return l.some((x) => x.title === "$(search) Find what harms") ? l : undefined;
+  });
 
   steps.push("find what harms");
   before = await calls();
   const found = (await vscode.commands.executeCommand("skillFollowing.findWhatHarms", uri, { confirm: false })) as { ablationFile: string; cancelled: boolean; result?: { sections: unknown[] } } | undefined;
   if (!found) throw new Error("findWhatHarms returned nothing (see the log)");
   facts.ablation = { calls: (await calls()) - before, cancelled: found.cancelled, ablationFile: found.ablationFile, sections: found.result?.sections };
-  await settle();
+  await waitFor("the section diagnostics of the ablation", () => vscode.languages.getDiagnostics(uri).some((d) => d.code === "section-harms"));
   facts.diagnostics = diagnosticsOf(uri);
   facts.lenses = await lenses(uri);
   const harmful = vscode.languages.getDiagnostics(uri).find((d) => d.code === "section-harms");
@@ -86,26 +111,31 @@ async function body(): Promise<void> {
   const insert = new vscode.WorkspaceEdit();
   insert.insert(uri, new vscode.Position(whyLine, 0), "An extra sentence.\n");
   await vscode.workspace.applyEdit(insert);
-  await settle();
+  await lintRoundTrip();
   facts.lensesAfterEdit = await lenses(uri);
   facts.diagnosticsAfterEdit = diagnosticsOf(uri).filter((d) => d.code.startsWith("section-"));
   const undo = new vscode.WorkspaceEdit();
   undo.delete(uri, new vscode.Range(whyLine, 0, whyLine + 1, 0));
   await vscode.workspace.applyEdit(undo);
   await doc.save();
-  await settle();
+  await lintRoundTrip();
 
   steps.push("quick fix");
   const fix = actions.find((a) => a.command?.command === "skillFollowing.removeSectionAndReevaluate");
   if (!fix?.command) throw new Error("no quick fix on the harmful section");
+  const verdictOf = () => diagnosticsOf(uri).find((d) => d.code.startsWith("evaluation-"))?.code;
+  const verdictBeforeFix = verdictOf();
   before = await calls();
   const after = (await vscode.commands.executeCommand(fix.command.command, ...(fix.command.arguments ?? []))) as { view?: { headline: { harmed: number; rescued: number } } } | undefined;
   facts.quickFix = { calls: (await calls()) - before, harmed: after?.view?.headline.harmed, rescued: after?.view?.headline.rescued, text: doc.getText() };
-  await settle();
+  // The new run's verdict and the section diagnostics come from one update of the file's diagnostics: wait for the
+  // verdict's code to change from the one before the fix (the lint of the edited text alone keeps the old code).
+  await waitFor("the verdict of the run after the quick fix", () => verdictOf() !== verdictBeforeFix);
   facts.diagnosticsAfterFix = diagnosticsOf(uri);
   facts.lensesAfterFix = await lenses(uri);
 }
 
 export async function run(): Promise<void> {
-  await reportFacts(config.resultsFile, facts, body, steps);
+  // A hang guard below the node test's 200 s: the waits have no deadlines of their own (see waitFor).
+  await reportFacts(config.resultsFile, facts, body, steps, 180_000);
 }

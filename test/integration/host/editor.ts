@@ -80,11 +80,13 @@ async function body(): Promise<void> {
   }).catch(async () => (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", broken, yaml.range)) ?? []);
   facts.quickFixTitles = actions.map((a) => a.title);
   const quote = actions.find((a) => a.title.startsWith("Quote the description"));
+  // The proof that the lint ran on the fixed text: the diagnostics of the file change after the edit (a fix that
+  // changed nothing would leave them as they were, and this wait would end in the module's budget, named).
+  const beforeFix = JSON.stringify(codesOf(broken));
   if (quote?.edit) await vscode.workspace.applyEdit(quote.edit);
-  facts.afterQuickFix = await waitFor("lint after the fix", async () => {
-    await new Promise((r) => setTimeout(r, 500));
-    return codesOf(broken).map((d) => d.code);
-  });
+  facts.afterQuickFix = quote?.edit
+    ? await waitFor("the lint of the text after the quick fix", () => (JSON.stringify(codesOf(broken)) !== beforeFix ? codesOf(broken).map((d) => d.code) : undefined))
+    : codesOf(broken).map((d) => d.code);
 
   steps.push("open report of the skill");
   await vscode.window.showTextDocument(skillUri);

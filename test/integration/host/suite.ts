@@ -5,7 +5,8 @@
  * so a failure shows up as a failing assertion with its message, not as a timeout.
  */
 import * as vscode from "vscode";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
@@ -63,7 +64,14 @@ async function body(): Promise<void> {
   const uri = vscode.Uri.file(config.skillFile);
   const doc = await vscode.workspace.openTextDocument(uri);
   const editor = await vscode.window.showTextDocument(doc);
-  await new Promise((r) => setTimeout(r, 800));
+  // "No findings" needs proof that the lint ran on this text. The lint runs on each SKILL.md as it opens, in the
+  // order they open: a broken SKILL.md opened after this one (not shown, and outside the workspace, so not part of
+  // its library) has findings only once this one has been linted.
+  const control = path.join(path.dirname(config.resultsFile), "lint-control", "SKILL.md");
+  mkdirSync(path.dirname(control), { recursive: true });
+  writeFileSync(control, "---\nname: Lint_Control\ndescription: A skill whose name breaks the rules.\n---\n\n# Body\n");
+  await vscode.workspace.openTextDocument(vscode.Uri.file(control));
+  await waitFor("the lint's findings on a broken SKILL.md opened after the valid one", () => vscode.languages.getDiagnostics(vscode.Uri.file(control)).length > 0);
   facts.diagnosticsValid = diagnosticsOf(uri);
   // Break the name: an uppercase/underscore name that also differs from its folder.
   const nameLine = doc.getText().split("\n").findIndex((l) => l.startsWith("name:"));
@@ -243,13 +251,14 @@ async function body(): Promise<void> {
     | { runFile: string; view?: { rescued: { taskId: string }[]; harmed: { taskId: string; reason: string }[] } }
     | undefined;
   const pyLines = py ? readFileSync(py.runFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
-  const pyHeader = pyLines.find((l) => l.type === "header") as { sandbox?: { isolation: string } } | undefined;
+  const pyHeader = pyLines.find((l) => l.type === "header") as { sandbox?: { isolation: string; detail?: string } } | undefined;
   const p1Disabled = pyLines.find((l) => l.type === "run" && l.taskId === "P1-add-one" && l.condition === "disabled") as { verdict?: { reason: string; failure?: unknown } } | undefined;
   facts.python = {
     rescued: py?.view?.rescued.map((t) => t.taskId),
     harmed: py?.view?.harmed.map((t) => t.taskId),
     harmedReason: py?.view?.harmed[0]?.reason,
     isolation: pyHeader?.sandbox?.isolation,
+    sandboxDetail: pyHeader?.sandbox?.detail,
     p1DisabledVerdict: p1Disabled?.verdict,
   };
 

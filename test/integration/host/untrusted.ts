@@ -34,9 +34,10 @@ async function body(): Promise<void> {
   facts.activeAtStart = ext?.isActive ?? false;
   const uri = vscode.Uri.file(config.skillFile);
   await vscode.window.showTextDocument(uri);
-  // Give activation events (onLanguage, workspaceContains) time to fire, as they would on a real open.
-  await new Promise((r) => setTimeout(r, 3000));
-  facts.activeAfterOpen = ext?.isActive ?? false;
+  // The folder holds a SKILL.md (activation event workspaceContains): Restricted Mode is limited, not off, so the
+  // extension activates by itself. Waiting for that event (not a fixed time) means every command below meets an
+  // active extension whose trust guard is in place, not the activation a command would trigger.
+  facts.activeAfterOpen = await waitFor("the extension to activate in Restricted Mode", () => ext?.isActive);
   facts.commands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith("skillFollowing."));
   // With a key stored, only the trust guard stands between these commands and the scripted server.
   facts.setKey = (await vscode.commands.executeCommand("skillFollowing.setApiKey", config.apiKey)) ?? null;
@@ -71,7 +72,10 @@ async function body(): Promise<void> {
   facts.report = panel
     ? (panel.lastRendered ?? (await new Promise((resolve) => panel.onDidRender(resolve))))
     : null;
-  await new Promise((r) => setTimeout(r, 2000));
+  // The round trip that shows the refused commands left nothing behind: every evaluation, Find What Harms included,
+  // holds the window's one evaluation lock (EvaluationRunner) from its start to its end, and Cancel Evaluation, run
+  // after them, answers whether anything holds it. false: none of them left an evaluation running.
+  facts.cancelledAfter = (await vscode.commands.executeCommand("skillFollowing.cancelEvaluation")) ?? null;
   facts.calls = await calls();
   facts.runsDirExists = existsSync(config.runsDir);
 }

@@ -68,8 +68,9 @@ export const EXPECTED = {
 };
 
 /**
- * Two python-function tasks, graded in the Pyodide sandbox started from the extension host: P1 is rescued (the
- * disabled run's add_one is off by one), P2 harmed (the enabled run's double triples).
+ * Two python-function tasks, graded in the sandbox started from the extension host (the default runtime, auto: native
+ * CPython where its probe passes, else Pyodide): P1 is rescued (the disabled run's add_one is off by one), P2 harmed
+ * (the enabled run's double triples).
  */
 export const PYTHON_TASKS = [
   {

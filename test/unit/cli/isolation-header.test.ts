@@ -58,6 +58,10 @@ describe("run header: the sandbox of the tasks actually run (--limit 1 --stop-wh
     const h = await header(tasks, seedPutting("python-function", tasks), "python-first");
     assert.deepEqual(h.taskIds, ["add"]);
     assert.notEqual(h.sandbox.isolation, "none", JSON.stringify(h.sandbox));
+    // No --python: the default, auto, records the runtime it chose and why (which one depends on this machine).
+    const [, chosen] = /^auto: (cpython|pyodide) \(.+?\); /.exec(h.sandbox.detail ?? "") ?? [];
+    assert.ok(chosen, `the detail names the runtime auto chose: ${h.sandbox.detail}`);
+    assert.equal(h.sandbox.isolation === "native-confined", chosen === "cpython", JSON.stringify(h.sandbox));
   });
 
   it("records no sandbox when the one task run is math, though the file starts with Python", async () => {

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { pythonAnswer, taskPlanScript } from "../../support/scripts.js";
+import { chooseRuntime } from "../../../src/core/sandbox/runner.js";
 import { startCli, tempDir } from "./cli-process.js";
 
 /** Descendants of `pid` (from /proc), with their command lines: the sandbox runs under wrappers (bwrap, unshare). */
@@ -85,33 +86,40 @@ describe("reliability: no orphaned sandbox workers after SIGKILL", { skip: proce
     if (ws) rmSync(ws, { recursive: true, force: true });
   });
 
-  it(
-    "a worker busy in C code dies with its CLI when the CLI is SIGKILLed",
-    async () => {
-    const run = startCli(["run", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--concurrency", "1", "--out", "runs/r.jsonl", "--cache-dir", "cache"], { cwd: ws, apiKey: "sk-test-orphans", baseUrl: server.url });
-    const cli = run.child.pid!;
-    let finished = false;
-    void run.done.then(() => (finished = true));
-    // Wait until a sandbox node process's main thread has burnt 5 CPU-seconds: past interpreter start-up (about 1 s
-    // of main-thread CPU), inside the C loop. (Its wrappers — bwrap, unshare — burn nothing.)
-    let worker: number | undefined;
-    for (let polls = 0; !finished && polls < 900; polls++) {
-      const w = descendantsOf(cli).find((c) => c.cmdline.startsWith(process.execPath) && c.cmdline.includes("sandbox-worker") && (cpuSeconds(c.pid, true) ?? 0) >= 5);
-      if (w) {
-        worker = w.pid;
-        break;
+  // Both runtimes, pinned: the default (auto) is either, depending on the machine. A Pyodide worker is a node
+  // process running sandbox-worker.js; a CPython one is the interpreter the probe found, under bubblewrap.
+  const native = process.platform === "linux" ? chooseRuntime("auto").native : undefined;
+  for (const runtime of ["pyodide", "cpython"] as const) {
+    const isWorker = (cmdline: string) => (runtime === "pyodide" ? cmdline.startsWith(process.execPath) && cmdline.includes("sandbox-worker") : !!native && cmdline.startsWith(`${native.bin} -I -S -B -c `));
+    it(
+      `a worker busy in C code dies with its CLI when the CLI is SIGKILLed (${runtime})`,
+      { skip: runtime === "cpython" && !native ? "the CPython runtime's probe does not pass here" : false },
+      async () => {
+      const run = startCli(["run", "--skills", "skills", "--tasks", "tasks.jsonl", "--model", "scripted-model", "--concurrency", "1", "--python", runtime, "--out", `runs/${runtime}.jsonl`, "--cache-dir", `cache-${runtime}`], { cwd: ws, apiKey: "sk-test-orphans", baseUrl: server.url });
+      const cli = run.child.pid!;
+      let finished = false;
+      void run.done.then(() => (finished = true));
+      // Wait until a sandbox node process's main thread has burnt 5 CPU-seconds: past interpreter start-up (about 1 s
+      // of main-thread CPU), inside the C loop. (Its wrappers — bwrap, unshare — burn nothing.)
+      let worker: number | undefined;
+      for (let polls = 0; !finished && polls < 900; polls++) {
+        const w = descendantsOf(cli).find((c) => isWorker(c.cmdline) && (cpuSeconds(c.pid, true) ?? 0) >= 5);
+        if (w) {
+          worker = w.pid;
+          break;
+        }
+        await sleep(100);
       }
-      await sleep(100);
-    }
-    assert.ok(!finished, `the CLI is still running (${(await Promise.race([run.done, sleep(0)]))?.stderr ?? ""})`);
-    assert.ok(worker, "a sandbox worker is busy");
-    leftovers.push(worker);
-    run.child.kill("SIGKILL");
-    await run.done;
-    // The kernel ends it (bwrap --die-with-parent, or setpriv --pdeathsig): it does not wait for the C loop to return.
-    // The polls only guard against a hang; the loop itself would spin for hours.
-    for (let polls = 0; cpuSeconds(worker) !== undefined && polls < 300; polls++) await sleep(100);
-    assert.equal(cpuSeconds(worker), undefined, `sandbox worker ${worker} outlived its CLI`);
-    },
-  );
+      assert.ok(!finished, `the CLI is still running (${(await Promise.race([run.done, sleep(0)]))?.stderr ?? ""})`);
+      assert.ok(worker, "a sandbox worker is busy");
+      leftovers.push(worker);
+      run.child.kill("SIGKILL");
+      await run.done;
+      // The kernel ends it (bwrap --die-with-parent, or setpriv --pdeathsig): it does not wait for the C loop to return.
+      // The polls only guard against a hang; the loop itself would spin for hours.
+      for (let polls = 0; cpuSeconds(worker) !== undefined && polls < 300; polls++) await sleep(100);
+      assert.equal(cpuSeconds(worker), undefined, `sandbox worker ${worker} outlived its CLI`);
+      },
+    );
+  }
 });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -23,10 +23,11 @@ type Check = (tiers: string[], m: { root: string; env: Record<string, string | u
 
 let tmp: string;
 let missingPrerequisites: Check;
+let fileRequirements: (text: string) => string[];
 
 before(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), "sf-runner-"));
-  ({ missingPrerequisites } = (await import(path.join(repo, "scripts", "test-prerequisites.mjs"))) as { missingPrerequisites: Check });
+  ({ missingPrerequisites, fileRequirements } = (await import(path.join(repo, "scripts", "test-prerequisites.mjs"))) as { missingPrerequisites: Check; fileRequirements: typeof fileRequirements });
 });
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -205,5 +206,111 @@ describe("npm test's runner", () => {
     const exported = ciRun.indexOf("export CI=true");
     assert.ok(exported >= 0, ".ci/run exports CI=true");
     assert.ok(exported < ciRun.indexOf("npm test"), "before npm test");
+  });
+});
+
+/**
+ * The test files of a tree that reach ../shared/data without declaring it: they name the folder themselves, or use a
+ * name a helper module of the tree derives from it (a path, or a function or value built on one), or import a helper
+ * that reads it as it loads. A file that skips its own tests by name when the folder is missing (`skip:` with an
+ * `existsSync` check) declares it that way. Helpers are followed through re-exports, to a fixed point.
+ */
+function undeclaredSharedData(testDir: string): string[] {
+  const files: string[] = [];
+  const walk = (d: string): void => {
+    for (const n of readdirSync(d)) {
+      const p = path.join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|mts|mjs)$/.test(n)) files.push(p);
+    }
+  };
+  walk(testDir);
+  const text = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
+  const namesShared = (t: string) => /shared\/data|"shared", "data"/.test(t);
+  /** Relative imports of a file: the resolved module and the names taken from it. */
+  const importsOf = (f: string) =>
+    [...text.get(f)!.matchAll(/(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s+from\s+"(\.[^"]+)"/g)].map((m) => ({
+      names: m[1]!.split(",").map((x) => x.replace(/^\s*type\s+/, "").trim().split(/\s+as\s+/)[0]!).filter((x) => x !== ""),
+      module: path.resolve(path.dirname(f), m[2]!.replace(/\.js$/, ".ts")),
+      reexport: m[0].startsWith("export"),
+    }));
+  const tainted = new Map<string, Set<string>>(); // helper module → its names that reach the folder
+  const readsOnLoad = new Set<string>(); // helper modules that read it as they load
+  const helpers = files.filter((f) => !/\.test\.(ts|mts|mjs)$/.test(f));
+  let changed = true;
+  const add = <T,>(set: Set<T>, v: T): void => {
+    if (!set.has(v)) {
+      set.add(v);
+      changed = true;
+    }
+  };
+  while (changed) {
+    changed = false;
+    for (const f of helpers) {
+      const t = text.get(f)!;
+      const mine = tainted.get(f) ?? new Set<string>();
+      tainted.set(f, mine);
+      const known = new Set(mine);
+      for (const imp of importsOf(f)) for (const n of imp.names) if (tainted.get(imp.module)?.has(n)) known.add(n);
+      const mentions = (chunk: string) => namesShared(chunk) || [...known].some((n) => new RegExp(`\\b${n}\\b`).test(chunk));
+      // Top-level declarations: a const is its line, a function runs to the first closing brace at column 0.
+      for (const m of t.matchAll(/^(export )?(?:const|let) (\w+)[^\n]*$/gm)) {
+        if (!mentions(m[0])) continue;
+        add(mine, m[2]!);
+        if (/readFileSync|readdirSync|gunzipSync|loadTaskSet/.test(m[0])) add(readsOnLoad, f);
+      }
+      for (const m of t.matchAll(/^(?:export )?(?:async )?function (\w+)[\s\S]*?^\}/gm)) if (mentions(m[0])) add(mine, m[1]!);
+      for (const imp of importsOf(f)) {
+        if (imp.reexport) for (const n of imp.names) if (tainted.get(imp.module)?.has(n)) add(mine, n);
+        if (readsOnLoad.has(imp.module)) add(readsOnLoad, f);
+      }
+    }
+  }
+  return files
+    .filter((f) => /\.test\.(ts|mts|mjs)$/.test(f))
+    .filter((f) => {
+      const t = text.get(f)!;
+      const reaches = namesShared(t) || importsOf(f).some((i) => readsOnLoad.has(i.module) || i.names.some((n) => tainted.get(i.module)?.has(n)));
+      const declared = fileRequirements(t).includes("shared-data") || (/\bskip:/.test(t) && /existsSync\(/.test(t));
+      return reaches && !declared;
+    });
+}
+
+describe("../shared/data is declared by every test file that reads it", () => {
+  it("this repository's test files: each one that reaches the folder declares `// test-requires: shared-data`", () => {
+    const self = path.join(repo, "test", "unit", "runner", "run-tests.test.ts"); // its fixtures name the folder
+    assert.deepEqual(undeclaredSharedData(path.join(repo, "test")).filter((f) => f !== self).map((f) => path.relative(repo, f)), []);
+  });
+
+  it("the check finds a file that reaches it through a helper, a re-export, a function or a read on load", () => {
+    const root = path.join(tmp, "declare-check");
+    const file = (rel: string, t: string) => put(path.relative(tmp, path.join(root, rel)), t);
+    file("support/paths.ts", 'import path from "node:path";\nexport const repoRoot = path.resolve(__dirname, "../..");\nexport const dataDir = path.resolve(repoRoot, "../shared/data");\nexport const FAKE = "x";\n');
+    file("support/tasks.ts", 'import { dataDir } from "./paths.js";\nexport { dataDir, FAKE } from "./paths.js";\nexport function loadSet(n: string) {\n  return readFileSync(path.join(dataDir, n));\n}\n');
+    file("support/golden.ts", 'import { repoRoot } from "./paths.js";\nexport const goldenPath = path.resolve(repoRoot, "../shared/data/g.json");\nexport const golden = JSON.parse(readFileSync(goldenPath, "utf8"));\nexport function near(a: number) {\n  return a;\n}\n');
+    file("unit/uses-function.test.ts", 'import { loadSet } from "../support/tasks.js";\nloadSet("a");\n');
+    file("unit/uses-reexport.test.ts", 'import { dataDir } from "../support/tasks.js";\n');
+    file("unit/loads-golden.test.ts", 'import { near } from "../support/golden.js";\n');
+    file("unit/names-it.test.ts", 'const d = path.resolve("..", "shared", "data");\n');
+    file("unit/declared.test.ts", '// test-requires: shared-data\nimport { loadSet } from "../support/tasks.js";\n');
+    file("unit/skips-itself.test.ts", 'import { dataDir } from "../support/tasks.js";\nit("x", { skip: !existsSync(dataDir) && "no data" }, () => {});\n');
+    file("unit/innocent.test.ts", 'import { FAKE, repoRoot } from "../support/tasks.js";\nimport { repoRoot as r } from "../support/paths.js";\n');
+    assert.deepEqual(undeclaredSharedData(root).map((f) => path.relative(root, f)).sort(), ["unit/loads-golden.test.ts", "unit/names-it.test.ts", "unit/uses-function.test.ts", "unit/uses-reexport.test.ts"]);
+  });
+});
+
+describe("the integration and e2e tiers declare code-server and Chromium", () => {
+  it("every test file of those tiers hands describe() a skip computed from its prerequisites (named when missing)", () => {
+    const undeclared: string[] = [];
+    for (const tier of ["integration", "e2e"]) {
+      for (const f of readdirSync(path.join(repo, "test", tier)).filter((n) => /\.test\.(ts|mts|mjs)$/.test(n))) {
+        const t = readFileSync(path.join(repo, "test", tier, f), "utf8");
+        // The tier's own check (support/code-server.ts: code-server, Chromium, the built extension), or Chromium alone
+        // for the webview-only files, bound to `skip` and handed to describe().
+        const checks = /const skip =\s[^;]*(missingPrerequisite\(\)|existsSync\(CHROMIUM\))/.test(t);
+        if (!checks || !/describe\([^\n]*\{[^\n]*skip: skip/.test(t)) undeclared.push(`${tier}/${f}`);
+      }
+    }
+    assert.deepEqual(undeclared, []);
   });
 });

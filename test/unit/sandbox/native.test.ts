@@ -12,7 +12,10 @@ import { after, before, test } from "node:test";
 import { createGrader } from "../../../src/core/grading/index.js";
 import { createPythonGrader } from "../../../src/core/grading/python-grader.js";
 import { SkillFollowingError } from "../../../src/core/errors.js";
+import { probeConfinement, type Confinement } from "../../../src/core/sandbox/isolation.js";
 import { NATIVE_CAPS, probeNativePython } from "../../../src/core/sandbox/native.js";
+import { chooseRuntime, SandboxPool } from "../../../src/core/sandbox/runner.js";
+import { sandboxDist } from "./support.js";
 import { addReturning, addTask, hostileCases, secretTask, startHarness, tagReturning, uncached, WRONG, type Case, type Harness } from "./hostile-support.js";
 
 const linux = process.platform === "linux";
@@ -109,7 +112,7 @@ test("an answer that starts threads until refused holds at most the documented t
 test("the CPython runtime is recorded as such: isolation native-confined, and its verdicts and expected outputs are cached apart from Pyodide's", { skip: linux ? false : "Linux only" }, async () => {
   const native = h.graders.native!;
   assert.equal(native.isolation, "native-confined");
-  assert.match(native.pool.detail, /^CPython 3\.\d+\.\d+ .*bubblewrap.*seccomp/);
+  assert.match(native.pool.detail, /^cpython \(set; bwrap .*CPython 3\.\d+\.\d+ at \/.*; native CPython under bubblewrap.*seccomp/);
   const engine = createGrader({ python: "cpython", distDir: (await h.graderOptions())!.distDir! });
   try {
     const info = engine.prepare([addTask]);
@@ -141,5 +144,38 @@ test("the CPython runtime refuses to start without bubblewrap, naming the settin
       () => probeNativePython({ kind, prefix: () => [], describe: kind, network: kind === "none" ? "host" : "namespace" }),
       (e: unknown) => e instanceof SkillFollowingError && /needs Linux with bubblewrap/.test(e.message) && /pyodide runtime/.test(e.options.hint ?? "") && e.options.hintIds?.includes("sandboxPython") === true,
     );
+  }
+});
+
+test("auto (the default) picks CPython where its probe passes and Pyodide elsewhere, and says which and why", async () => {
+  // Where the confinement is not bubblewrap, or bubblewrap is there but the interpreter's confined probe fails.
+  const fake = (kind: Confinement["kind"], bubblewrap: string, prefix: string[]): Confinement => ({ kind, prefix: () => prefix, describe: kind, network: "namespace", bubblewrap });
+  assert.deepEqual(chooseRuntime("auto", () => fake("unshare", "bwrap not found", [])), { python: "pyodide", why: "auto: pyodide (bwrap not found)" });
+  assert.deepEqual(chooseRuntime("pyodide", () => assert.fail("an explicit pyodide probes nothing")), { python: "pyodide", why: "pyodide (set)" });
+  if (linux) {
+    const broken = chooseRuntime("auto", () => fake("bubblewrap", "bwrap 0.8.0", ["/bin/false"]));
+    assert.equal(broken.python, "pyodide");
+    assert.match(broken.why, /^auto: pyodide \(The CPython sandbox's probe did not show its filter holding \(exit 1/);
+    assert.throws(() => chooseRuntime("cpython", () => fake("bubblewrap", "bwrap 0.8.0", ["/bin/false"])), /probe did not show its filter holding/, "an explicit cpython never falls back");
+  }
+  // This machine, whatever it has: the pool runs what the choice names, and the header's detail starts with it.
+  const pool = SandboxPool.create({ distDir: await sandboxDist(), python: "auto", poolSize: 1 });
+  try {
+    const real = chooseRuntime("auto");
+    assert.equal(pool.choice.why, real.why);
+    assert.ok(pool.detail.startsWith(`${real.why}; `), pool.detail);
+    if (real.python === "cpython") {
+      assert.equal(pool.isolation, "native-confined");
+      assert.match(real.why, /^auto: cpython \(bwrap \d+\.\d+(\.\d+)?, CPython 3\.(1[1-9]|[2-9]\d)\.\d+ at \/\S+\)$/);
+      assert.equal(probeConfinement().kind, "bubblewrap");
+    } else {
+      assert.notEqual(pool.isolation, "native-confined");
+      assert.match(real.why, /^auto: pyodide \(.+\)$/);
+    }
+    // And the interpreter it starts is that runtime's: emscripten for Pyodide, the host's platform for CPython.
+    const r = await pool.exec("import sys\nprint(sys.platform)", 60_000);
+    assert.equal(r.stdout.trim(), real.python === "cpython" ? "linux" : "emscripten", JSON.stringify(r));
+  } finally {
+    await pool.finish();
   }
 });

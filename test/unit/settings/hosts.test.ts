@@ -48,6 +48,7 @@ const TABLE: Array<{ name: string; argv: string[]; config: Record<string, unknow
   },
   { name: "batch", argv: ["--batch"], config: { batch: true } },
   { name: "the CPython sandbox runtime", argv: ["--python", "cpython"], config: { sandboxPython: "cpython" } },
+  { name: "the Pyodide sandbox runtime (the default is auto)", argv: ["--python", "pyodide"], config: { sandboxPython: "pyodide" } },
   { name: "a harness agent, unconfined", argv: ["--agent", "codex", "--agent-unconfined"], config: { agent: "codex", agentUnconfined: true } },
   // What the editor shows for an unset optional setting (null) is the CLI's absent flag.
   { name: "unset optionals", argv: [], config: { seed: null, maxTokens: null, taskLimit: null, judgeModel: null, judgeBaseUrl: null } },
