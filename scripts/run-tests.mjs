@@ -81,7 +81,12 @@ const files = found.filter((f) => !unmet.some((u) => u.f === f));
 // sandbox of tests whose verdicts rest on time limits, so they get a phase of their own, after the rest.
 const SOLO = [/test\/unit\/grading\/python\/canonical\.test\.ts$/];
 const isSolo = (f) => SOLO.some((re) => re.test(f));
-const phases = [files.filter((f) => !isSolo(f)), files.filter(isSolo)].filter((p) => p.length > 0);
+// Measurements of responsiveness (the extension host's event-loop delay during an evaluation) run last, by
+// themselves: beside other test files, their disk and process churn lands in the very delay being measured (the
+// run-queue wait is subtracted, waits on a busy disk cannot be).
+const ALONE = [/test\/integration\/event-loop\.test\.ts$/];
+const isAlone = (f) => ALONE.some((re) => re.test(f));
+const phases = [files.filter((f) => !isSolo(f) && !isAlone(f)), files.filter(isSolo), files.filter(isAlone)].filter((p) => p.length > 0);
 
 const reporter = path.join(root, "scripts", "test-counts.mjs");
 const countsDir = mkdtempSync(path.join(os.tmpdir(), "sf-test-counts-"));

@@ -11,18 +11,32 @@ export function workRoots(ws: string): string[] {
   return readdirSync(path.join(ws, "tmp")).filter((n) => n.startsWith("skill-following-"));
 }
 
-/** Processes (bwrap, the forwarder, the harness) whose command line names `binary` and a folder under `root` or the sandbox's run folder. */
+/**
+ * Processes (bwrap, the forwarder, the harness) of this evaluation: those whose command line names `binary` and a
+ * folder under `root`, and every process descended from one of them (inside the sandbox the forwarder and the harness
+ * name only sandbox paths, so they are known by their ancestry; a path such as /run/skill-following/ would also match
+ * the sandboxes of other evaluations running on the machine).
+ */
 export function harnessProcesses(root: string, binary: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+  const parent = new Map<number, number>();
+  const own = new Set<number>();
+  for (const name of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    const pid = Number(name);
     try {
+      // The parent pid is the 2nd field after the command name, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      parent.set(pid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (cmd.includes(binary) && (cmd.includes(root) || cmd.includes("/run/skill-following/"))) out.push(Number(pid));
+      if (cmd.includes(binary) && cmd.includes(root)) own.add(pid);
     } catch {
       // gone
     }
   }
-  return out;
+  const descends = (pid: number): boolean => {
+    for (let p = parent.get(pid), hops = 0; p !== undefined && p > 1 && hops < 64; p = parent.get(p), hops++) if (own.has(p)) return true;
+    return false;
+  };
+  return [...parent.keys()].filter((pid) => own.has(pid) || descends(pid));
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import type { ChatMessage, ChatRequest, ToolCall } from "../models/types.js";
+import type { ChatMessage, ChatRequest } from "../models/types.js";
+import { isObject, parseJson, toolEvidenceOf } from "./tool-evidence.js";
 import { findHarnessPackage, findPackageDir, sha256File } from "./locate.js";
 import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext, type LocateOptions } from "./types.js";
 
@@ -88,40 +89,17 @@ export function claudeCodeAdapter(): HarnessAdapter {
     },
 
     parseEvent: parseClaudeCodeEvent,
-    toolCallEvidence: (call: ToolCall) => toolEvidence(call.name, parseArguments(call.arguments)),
+    toolCallEvidence: toolEvidence.fromCall,
     normalizeRequest: normalizeClaudeCodeRequest,
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a tool call of Claude Code's tells about retrieval: a Skill load, a Read of a file, a Bash command. */
-function toolEvidence(name: string, input: unknown): HarnessEvent[] {
-  if (!isObject(input)) return [];
-  if (name === "Skill" && typeof input.skill === "string") return [{ kind: "skill", name: input.skill }];
-  if (name === "Read" && typeof input.file_path === "string") return [{ kind: "read", path: input.file_path }];
-  if (name === "Bash" && typeof input.command === "string") return [{ kind: "command", command: input.command }];
-  return [];
-}
+/** Claude Code's tools: a skill load, a read of a file, a shell command. */
+const toolEvidence = toolEvidenceOf({ skill: ["Skill", "skill"], read: ["Read", "file_path"], command: ["Bash", "command"] });
 
 /** One line of `claude -p --output-format stream-json --verbose` → events. */
 export function parseClaudeCodeEvent(line: string): HarnessEvent[] {
-  let event: unknown;
-  try {
-    event = JSON.parse(line);
-  } catch {
-    return [];
-  }
+  const event = parseJson(line);
   if (!isObject(event)) return [];
   if (event.type === "assistant" && isObject(event.message)) {
     const content = Array.isArray(event.message.content) ? event.message.content : [];
@@ -133,7 +111,7 @@ export function parseClaudeCodeEvent(line: string): HarnessEvent[] {
     return content.flatMap((b): HarnessEvent[] => {
       if (!isObject(b)) return [];
       if (b.type === "text" && typeof b.text === "string") return [{ kind: "message", text: b.text }];
-      if (b.type === "tool_use" && typeof b.name === "string") return toolEvidence(b.name, b.input);
+      if (b.type === "tool_use" && typeof b.name === "string") return toolEvidence.fromInput(b.name, b.input);
       return [];
     });
   }

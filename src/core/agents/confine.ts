@@ -19,11 +19,23 @@ export const SANDBOX_FORWARDER = `${SANDBOX_RUN}/forwarder.cjs`;
 /** The loopback port the forwarder listens on inside the sandbox's own network namespace. */
 export const FORWARD_PORT = 18080;
 
-/** The forwarder: TCP on loopback → the proxy's Unix socket; then runs the harness and exits with its status. */
+/**
+ * The forwarder: TCP on loopback → the proxy's Unix socket; then runs the harness and exits with its status. Its
+ * descriptor 3 is a lifeline, a pipe whose only writer is the evaluation: when the evaluation dies (SIGKILL
+ * included) the pipe reads end-of-file and the forwarder kills the harness and exits, so the sandbox goes with it.
+ * bubblewrap's --die-with-parent alone misses an evaluation killed before bwrap has set it up (seen under load: a
+ * sandbox left running, its parent gone).
+ */
 export const FORWARDER_SOURCE = `"use strict";
 const net = require("net");
 const { spawn } = require("child_process");
 const [socketPath, port, ...command] = process.argv.slice(2);
+let child;
+const lifeline = new net.Socket({ fd: 3, readable: true, writable: false });
+const orphaned = () => { if (child) child.kill("SIGKILL"); process.exit(137); };
+lifeline.on("data", () => {});
+lifeline.on("end", orphaned);
+lifeline.on("error", orphaned);
 // No Nagle on the harness's side: its requests and the proxy's replies would otherwise wait for delayed ACKs.
 const server = net.createServer({ noDelay: true }, (client) => {
   const upstream = net.connect(socketPath);
@@ -35,7 +47,7 @@ const server = net.createServer({ noDelay: true }, (client) => {
 server.listen(Number(port), "127.0.0.1", () => {
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;
-  const child = spawn(command[0], command.slice(1), { stdio: "inherit", env });
+  child = spawn(command[0], command.slice(1), { stdio: "inherit", env });
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   child.on("error", (err) => { process.stderr.write("cannot start the harness: " + err.message + "\\n"); process.exit(127); });
   child.on("exit", (code, signal) => process.exit(code === null ? 128 + (signal === "SIGKILL" ? 9 : 15) : code));

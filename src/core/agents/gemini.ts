@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { ChatMessage, ChatRequest, ToolCall, ToolDefinition } from "../models/types.js";
+import type { ChatMessage, ChatRequest, ToolDefinition } from "../models/types.js";
+import { isObject, parseJson, toolEvidenceOf } from "./tool-evidence.js";
 import { findHarnessPackage, sha256File } from "./locate.js";
 import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext, type LocateOptions } from "./types.js";
 
@@ -111,46 +112,23 @@ export function geminiAdapter(): HarnessAdapter {
     },
 
     parseEvent: parseGeminiEvent,
-    toolCallEvidence: (call: ToolCall) => toolEvidence(call.name, parseArguments(call.arguments)),
+    toolCallEvidence: toolEvidence.fromCall,
     normalizeRequest: normalizeGeminiRequest,
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a tool call of Gemini CLI's tells about retrieval: activate_skill, a read_file, a run_shell_command. */
-function toolEvidence(name: string, input: unknown): HarnessEvent[] {
-  if (!isObject(input)) return [];
-  if (name === "activate_skill" && typeof input.name === "string") return [{ kind: "skill", name: input.name }];
-  if (name === "read_file" && typeof input.file_path === "string") return [{ kind: "read", path: input.file_path }];
-  if (name === "run_shell_command" && typeof input.command === "string") return [{ kind: "command", command: input.command }];
-  return [];
-}
+/** Gemini CLI's tools: a skill load, a read of a file, a shell command. */
+const toolEvidence = toolEvidenceOf({ skill: ["activate_skill", "name"], read: ["read_file", "file_path"], command: ["run_shell_command", "command"] });
 
 /**
  * One line of `gemini --output-format stream-json` → events. An assistant message comes as `delta` chunks; the proxy
  * answers each model turn in one chunk, so each chunk is one turn's text (the last is the final message).
  */
 export function parseGeminiEvent(line: string): HarnessEvent[] {
-  let event: unknown;
-  try {
-    event = JSON.parse(line);
-  } catch {
-    return [];
-  }
+  const event = parseJson(line);
   if (!isObject(event)) return [];
   if (event.type === "message" && event.role === "assistant" && typeof event.content === "string") return [{ kind: "message", text: event.content }];
-  if (event.type === "tool_use" && typeof event.tool_name === "string") return toolEvidence(event.tool_name, event.parameters);
+  if (event.type === "tool_use" && typeof event.tool_name === "string") return toolEvidence.fromInput(event.tool_name, event.parameters);
   if (event.type === "error" && event.severity === "error" && typeof event.message === "string") return [{ kind: "error", message: event.message }];
   if (event.type === "result") {
     const out: HarnessEvent[] = [];

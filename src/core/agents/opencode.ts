@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Condition } from "../../shared/vocabulary/index.js";
-import type { ChatMessage, ChatRequest, ToolCall } from "../models/types.js";
+import type { ChatMessage, ChatRequest } from "../models/types.js";
+import { isObject, parseJson, toolEvidenceOf } from "./tool-evidence.js";
 import { findHarnessPackage, findPackageDir, sha256File } from "./locate.js";
 import { HarnessError, type HarnessAdapter, type HarnessBinary, type HarnessEvent, type LaunchContext, type LocateOptions } from "./types.js";
 
@@ -147,44 +148,21 @@ export function openCodeAdapter(): HarnessAdapter {
     },
 
     parseEvent: parseOpenCodeEvent,
-    toolCallEvidence: (call: ToolCall) => toolEvidence(call.name, parseArguments(call.arguments)),
+    toolCallEvidence: toolEvidence.fromCall,
     normalizeRequest: normalizeOpenCodeRequest,
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a tool call of OpenCode's tells about retrieval: a skill load, a read of a file, a shell command. */
-function toolEvidence(name: string, input: unknown): HarnessEvent[] {
-  if (!isObject(input)) return [];
-  if (name === "skill" && typeof input.name === "string") return [{ kind: "skill", name: input.name }];
-  if (name === "read" && typeof input.filePath === "string") return [{ kind: "read", path: input.filePath }];
-  if (name === "bash" && typeof input.command === "string") return [{ kind: "command", command: input.command }];
-  return [];
-}
+/** OpenCode's tools: a skill load, a read of a file, a shell command. */
+const toolEvidence = toolEvidenceOf({ skill: ["skill", "name"], read: ["read", "filePath"], command: ["bash", "command"] });
 
 /** One line of `opencode run --format json` → events. */
 export function parseOpenCodeEvent(line: string): HarnessEvent[] {
-  let event: unknown;
-  try {
-    event = JSON.parse(line);
-  } catch {
-    return [];
-  }
+  const event = parseJson(line);
   if (!isObject(event)) return [];
   const part = isObject(event.part) ? event.part : undefined;
   if (event.type === "text" && part && typeof part.text === "string") return [{ kind: "message", text: part.text }];
-  if (event.type === "tool_use" && part && typeof part.tool === "string" && isObject(part.state)) return toolEvidence(part.tool, part.state.input);
+  if (event.type === "tool_use" && part && typeof part.tool === "string" && isObject(part.state)) return toolEvidence.fromInput(part.tool, part.state.input);
   if (event.type === "step_finish" && part && isObject(part.tokens)) {
     const n = (v: unknown) => (typeof v === "number" ? v : 0);
     const cache = isObject(part.tokens.cache) ? part.tokens.cache : {};

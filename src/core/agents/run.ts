@@ -151,7 +151,7 @@ export async function runHarness(session: HarnessSession, input: HarnessRunInput
     } else argv = command.argv;
 
     const events: HarnessEvent[] = [];
-    const outcome = await execute(argv, confined ? { ELECTRON_RUN_AS_NODE: "1" } : env, confined ? dir : workspace, session.timeoutMs, input.signal, (line) => events.push(...adapter.parseEvent(line)), command.stdin);
+    const outcome = await execute(argv, confined ? { ELECTRON_RUN_AS_NODE: "1" } : env, confined ? dir : workspace, session.timeoutMs, input.signal, (line) => events.push(...adapter.parseEvent(line)), command.stdin, confined);
     if (input.signal?.aborted) throw new CancelledError();
     if (proxy.failure) throw proxy.failure;
     // bubblewrap could not build the sandbox (a bind source missing, …): the harness never ran, so the run says
@@ -211,9 +211,12 @@ interface Outcome {
   stderr: string;
 }
 
-function execute(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number, signal: AbortSignal | undefined, onLine: (line: string) => void, stdin?: string): Promise<Outcome> {
+function execute(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number, signal: AbortSignal | undefined, onLine: (line: string) => void, stdin: string | undefined, lifeline: boolean): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"], detached: true });
+    // A confined run's forwarder reads descriptor 3 as its lifeline (confine.ts): this process holds the only writer,
+    // so the sandbox ends when this process does, however it ends.
+    const stdio: Array<"ignore" | "pipe"> = [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", ...(lifeline ? (["pipe"] as const) : [])];
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio, detached: true });
     // The harness's input, when it takes one. A harness that exits before reading it closes the pipe: that is its
     // outcome, not an error here.
     child.stdin?.on("error", () => {});
