@@ -1,12 +1,11 @@
 /**
  * Integration tier: the extension host stays responsive while the extension evaluates (issue 26 item 6). The
  * engine runs in a process of its own (dist/engine-host.js), so the model calls, the Pyodide sandbox and grading
- * never hold the extension host's event loop. The in-host module (host/event-loop.ts) measures that loop's delay
- * around each evaluation, started after activation: perf_hooks.monitorEventLoopDelay (printed), and the delay the
- * host's own work caused (each 10 ms tick's lateness less the main thread's run-queue wait meanwhile, from
- * /proc/self/schedstat: its own JavaScript and its own synchronous waits count, the OS running others does not),
- * which must stay under 50 ms. monitorEventLoopDelay's maximum is not asserted: on this loaded 2-core machine it also counts the
- * time the OS gives other processes (50-170 ms maxima at load 13 while the host used 5-8 % of a core).
+ * never hold the extension host's event loop. The in-host module (host/event-loop.ts) watches that loop around each
+ * evaluation, started after activation, without reading a clock: the CPU time the loop's thread ran between two turns
+ * of a 10 ms timer (kernel accounting, /proc/self/schedstat), which must stay under 50 ms. monitorEventLoopDelay is
+ * printed beside it, never asserted: on a loaded 2-core machine it also counts the time the OS gives other processes.
+ * Not covered: a synchronous wait that uses no CPU (a spawnSync) holds the loop without showing here.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -74,15 +73,16 @@ describe("the extension host's event loop during an evaluation", { skip: skip ??
     assert.ok(facts.python.samples > 0 && facts.math.samples > 0, "the delay monitor took samples");
   });
 
-  // The python evaluation is a visible todo: alone on an idle machine it measures 7-9 ms, but in the CI-like run
-  // (2026-12-06, the test alone after the rest) 66 ms with 4 ms of run-queue wait; the stretch is not identified yet.
+  // The python evaluation's check is a visible todo until a CI run confirms it: by CPU between turns it measured 9.8 ms
+  // with the engine process and 126 ms with the engine in the extension host (idle, 2026-12-06); the earlier wall-time
+  // measure saw a 66 ms stretch in a CI-like run that was never identified.
   for (const which of ["python", "math"] as const) {
     (which === "python" ? it.todo : it)(`the extension host's own work delays its event loop less than ${MAX_DELAY_MS} ms during the ${which} evaluation`, () => {
       const f = facts[which];
-      assert.ok(f.own.ticks > 0, "the monitor ticked");
+      assert.ok(f.own.turns > 0, "the monitor ticked");
       assert.ok(
         f.own.maxMs < MAX_DELAY_MS,
-        `the host's own work held its event loop ${f.own.maxMs} ms (a tick ${f.own.lateMs} ms late, ${f.own.runQueueMs} ms of it waiting for a CPU); monitorEventLoopDelay max ${f.maxMs} ms, p99 ${f.p99Ms} ms; host CPU ${f.hostCpuMs} ms`,
+        `the host's own work ran ${f.own.maxMs} ms of CPU between two turns of its event loop; monitorEventLoopDelay max ${f.maxMs} ms, p99 ${f.p99Ms} ms (printed only: it counts the OS running others); host CPU ${f.hostCpuMs} ms`,
       );
     });
   }
