@@ -14,27 +14,13 @@
  * `skillListOf` pulls the listed skill names out of a request, for the request-log assertions.
  */
 import type { ScriptedReply, ScriptFn, WireMessage } from "./scripted-server.js";
+import { planScript, textOf, type Plan } from "./scripted-plans.js";
 
 export type ClaudeStep = { loadSkill: string } | { readFile: string } | { writeFile: string; content: string } | { bash: string } | { answer: string };
 
-export interface ClaudePlan {
-  /** The steps when the plan's skill is not listed (the disabled condition). */
-  disabled: ClaudeStep[];
-  /** The steps when it is (the enabled condition). */
-  enabled: ClaudeStep[];
-  /** The skill whose presence in the list decides between the two; default: the first `loadSkill` of `enabled`. */
-  skill?: string;
-}
+export type ClaudePlan = Plan<ClaudeStep>;
 
 const LIST_START = "The following skills are available for use with the Skill tool:";
-
-function textOf(m: WireMessage | undefined): string {
-  if (!m) return "";
-  const c = m.content as unknown;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("\n");
-  return "";
-}
 
 /** The skill names in the skill list Claude Code put in the request's first user message (empty when none). */
 export function skillListOf(messages: readonly WireMessage[]): string[] {
@@ -46,8 +32,7 @@ export function skillListOf(messages: readonly WireMessage[]): string[] {
   return [...block.matchAll(/^- ([^:\n]+):/gm)].map((m) => m[1]!.trim());
 }
 
-function stepReply(step: ClaudeStep | undefined): ScriptedReply {
-  if (!step) return { content: "I have no answer." };
+function stepReply(step: ClaudeStep): ScriptedReply {
   if ("answer" in step) return { content: step.answer };
   if ("loadSkill" in step) return { toolCalls: [{ name: "Skill", arguments: JSON.stringify({ skill: step.loadSkill }) }] };
   if ("writeFile" in step) return { toolCalls: [{ name: "Write", arguments: JSON.stringify({ file_path: step.writeFile, content: step.content }) }] };
@@ -57,15 +42,10 @@ function stepReply(step: ClaudeStep | undefined): ScriptedReply {
 
 /** A script that follows a plan per task, picked by a substring of the first user message. */
 export function claudeCodeScript(table: Record<string, ClaudePlan>): ScriptFn {
-  const entries = Object.entries(table);
-  return (req) => {
-    const userText = textOf(req.messages.find((m) => m.role === "user"));
-    const found = entries.find(([needle]) => userText.includes(needle));
-    if (!found) return { error: { status: 400, message: `scripted server: no plan for the task in ${JSON.stringify(userText.slice(-120))}` } };
-    const plan = found[1];
-    const skill = plan.skill ?? plan.enabled.flatMap((s) => ("loadSkill" in s ? [s.loadSkill] : []))[0];
-    const offered = skill !== undefined && skillListOf(req.messages).includes(skill);
-    const turn = req.messages.filter((m) => m.role === "assistant").length;
-    return stepReply((offered ? plan.enabled : plan.disabled)[turn]);
-  };
+  return planScript(table, {
+    loads: (s) => ("loadSkill" in s ? s.loadSkill : undefined),
+    listed: skillListOf,
+    reply: stepReply,
+    taskText: (messages) => textOf(messages.find((m) => m.role === "user")),
+  });
 }

@@ -12,39 +12,17 @@
  *
  * `skillListOf` pulls the listed skill names out of a request, for the request-log assertions.
  */
-import type { ScriptedReply, ScriptFn, WireMessage } from "./scripted-server.js";
+import type { ScriptedReply, ScriptFn } from "./scripted-server.js";
+import { availableSkillsOf, planScript, type Plan } from "./scripted-plans.js";
 
 export type OpenCodeStep = { loadSkill: string } | { readFile: string } | { writeFile: string; content: string } | { bash: string } | { answer: string };
 
-export interface OpenCodePlan {
-  /** The steps when the plan's skill is not listed (the disabled condition). */
-  disabled: OpenCodeStep[];
-  /** The steps when it is (the enabled condition). */
-  enabled: OpenCodeStep[];
-  /** The skill whose presence in the list decides between the two; default: the first `loadSkill` of `enabled`. */
-  skill?: string;
-}
-
-function textOf(m: WireMessage | undefined): string {
-  if (!m) return "";
-  const c = m.content as unknown;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("\n");
-  return "";
-}
+export type OpenCodePlan = Plan<OpenCodeStep>;
 
 /** The skill names in the `<available_skills>` block of the request's system messages (empty when there is none). */
-export function skillListOf(messages: readonly WireMessage[]): string[] {
-  const system = messages.filter((m) => m.role === "system").map(textOf).join("\n");
-  const start = system.indexOf("<available_skills>");
-  if (start < 0) return [];
-  const end = system.indexOf("</available_skills>", start);
-  const block = system.slice(start, end < 0 ? undefined : end);
-  return [...block.matchAll(/<name>([^<]+)<\/name>/g)].map((m) => m[1]!.trim());
-}
+export const skillListOf = availableSkillsOf;
 
-function stepReply(step: OpenCodeStep | undefined): ScriptedReply {
-  if (!step) return { content: "I have no answer." };
+function stepReply(step: OpenCodeStep): ScriptedReply {
   if ("answer" in step) return { content: step.answer };
   if ("loadSkill" in step) return { toolCalls: [{ name: "skill", arguments: JSON.stringify({ name: step.loadSkill }) }] };
   if ("writeFile" in step) return { toolCalls: [{ name: "write", arguments: JSON.stringify({ filePath: step.writeFile, content: step.content }) }] };
@@ -54,18 +32,5 @@ function stepReply(step: OpenCodeStep | undefined): ScriptedReply {
 
 /** A script that follows a plan per task, picked by a substring of a user message. */
 export function openCodeScript(table: Record<string, OpenCodePlan>): ScriptFn {
-  const entries = Object.entries(table);
-  return (req) => {
-    const userText = req.messages
-      .filter((m) => m.role === "user")
-      .map(textOf)
-      .join("\n");
-    const found = entries.find(([needle]) => userText.includes(needle));
-    if (!found) return { error: { status: 400, message: `scripted server: no plan for the task in ${JSON.stringify(userText.slice(-120))}` } };
-    const plan = found[1];
-    const skill = plan.skill ?? plan.enabled.flatMap((s) => ("loadSkill" in s ? [s.loadSkill] : []))[0];
-    const offered = skill !== undefined && skillListOf(req.messages).includes(skill);
-    const turn = req.messages.filter((m) => m.role === "assistant").length;
-    return stepReply((offered ? plan.enabled : plan.disabled)[turn]);
-  };
+  return planScript(table, { loads: (s) => ("loadSkill" in s ? s.loadSkill : undefined), listed: availableSkillsOf, reply: stepReply });
 }
