@@ -27,49 +27,17 @@ import { readRunFile } from "../../../src/core/runs/store.js";
 import { summarizeRun } from "../../../src/core/runs/types.js";
 import { scanSkills } from "../../../src/core/skills/scan.js";
 import type { Skill } from "../../../src/core/skills/types.js";
-import type { MathAnswerTask, TaskSet } from "../../../src/core/tasks/schema.js";
+import type { TaskSet } from "../../../src/core/tasks/schema.js";
 import { harnessProcesses, waitFor, workRoots } from "../../support/harness-processes.js";
-import { openCodeScript, skillListOf, type OpenCodePlan } from "../../support/scripted-opencode.js";
+import { openCodeScript, skillListOf, type OpenCodeStep } from "../../support/scripted-opencode.js";
 import { startScriptedServer, type ChatCompletionRequestBody, type ScriptedServer } from "../../support/scripted-server.js";
+import { firstRequests, HARMED, IDS, LOADED_NO_EFFECT, NOT_LOADED, REFERENCE, RESCUED, ROOT, scenarioPlans, SKILL, task } from "../../support/harness-scenario.js";
 import { runCli, startCli, tempDir } from "../reliability/cli-process.js";
 
-const SKILL = "round-money-whole-units";
-const REFERENCE = "references/examples.md";
-const ROOT = path.resolve(__dirname, "..", "..", "..");
-const TASKS = readFileSync(path.join(ROOT, "samples", "math-word.jsonl"), "utf8")
-  .split("\n")
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as MathAnswerTask);
-const task = (id: string) => TASKS.find((t) => t.id === id)!;
-const boxed = (v: string) => `The answer is \\boxed{${v}}.`;
-
-const HARMED = ["math-apples-cents", "math-cafe-order", "math-pens-change"];
-const RESCUED = ["math-bike-savings"];
-const LOADED_NO_EFFECT = "math-family-tickets";
-const NOT_LOADED = "math-eggs-dozen";
-const IDS = [...HARMED, ...RESCUED, LOADED_NO_EFFECT, NOT_LOADED];
-
-function plans(): Record<string, OpenCodePlan> {
-  const table: Record<string, OpenCodePlan> = {};
-  for (const id of HARMED) {
-    const t = task(id);
-    table[t.prompt] = { disabled: [{ answer: boxed(t.answer) }], enabled: [{ loadSkill: SKILL }, { answer: boxed(String(Math.round(Number(t.answer)))) }] };
-  }
-  table[task("math-bike-savings").prompt] = { disabled: [{ answer: boxed("90") }], enabled: [{ loadSkill: SKILL }, { answer: boxed("150") }] };
-  // Loaded through the shell instead of the skill tool, then a reference read with the read tool.
-  table[task(LOADED_NO_EFFECT).prompt] = {
-    skill: SKILL,
-    disabled: [{ answer: boxed("54") }],
-    enabled: [{ bash: `cat .opencode/skills/${SKILL}/SKILL.md` }, { readFile: `/workspace/.opencode/skills/${SKILL}/${REFERENCE}` }, { answer: boxed("54") }],
-  };
-  table[task(NOT_LOADED).prompt] = { skill: SKILL, disabled: [{ answer: boxed("45") }], enabled: [{ answer: boxed("45") }] };
-  return table;
-}
+const plans = () => scenarioPlans<OpenCodeStep>({ skillsDir: ".opencode/skills", load: (s) => ({ loadSkill: s }), shell: (c) => ({ bash: c }), read: (f) => ({ readFile: f }), answer: (t) => ({ answer: t }) });
 
 const KEY = "sk-upstream-secret-0c5e";
 
-/** The first request of each conversation (no assistant turn yet). */
-const firstRequests = (reqs: readonly ChatCompletionRequestBody[]) => reqs.filter((r) => !r.messages.some((m) => m.role === "assistant"));
 /** The task of a request: the plan key its user messages hold. */
 const taskOf = (r: ChatCompletionRequestBody) => IDS.find((id) => JSON.stringify(r.messages.filter((m) => m.role === "user")).includes(JSON.stringify(task(id).prompt).slice(1, -1)))!;
 
