@@ -25,9 +25,12 @@ export interface Confinement {
   /**
    * The command prefix for a process that may read `readable` (absolute paths). `native`: the process is a native
    * interpreter with no permission model of its own (native.ts), so bubblewrap also makes the root and /dev read-only,
-   * caps /tmp at 16 MB and forbids further user namespaces.
+   * caps /tmp at 16 MB and forbids further user namespaces. `template` (native only): the warm template's process
+   * (template.ts), which stays in the host's PID namespace and may create user namespaces, because it forks each
+   * answer into namespaces of its own (a PID, user, mount and IPC namespace per answer); `socketDir` is bound at
+   * TEMPLATE_SOCKET_DIR for the answers' connections to the host.
    */
-  prefix(readable: string[], options?: { native?: boolean }): string[];
+  prefix(readable: string[], options?: { native?: boolean; template?: { socketDir: string } }): string[];
   /** One line for the run header and the log. */
   describe: string;
   /** Whether sandbox processes have any network at all. */
@@ -132,18 +135,24 @@ function dropRoot(): string[] {
   return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"];
 }
 
+/** Where the warm template's answers find the host's socket (a folder of the host's, bound read-only). */
+export const TEMPLATE_SOCKET_DIR = "/run/sf";
+
 function bubblewrapPrefix(bwrap: string): Confinement["prefix"] {
   const mounts = runtimeMounts();
   return (readable, options) => {
     const binds = [...mounts, ...readable].flatMap((p) => ["--ro-bind", p, p]);
     const native = options?.native === true;
+    const template = native ? options?.template : undefined;
     return [
       // As root, the kernel never applies RLIMIT_NPROC (the driver's thread cap, native.ts): the CPython sandbox then
       // starts as an unprivileged uid, which owns its own user namespace all the same.
       ...(native && process.getuid?.() === 0 ? dropRoot() : []),
       bwrap,
-      "--unshare-all",
-      ...(native ? ["--unshare-user", "--disable-userns"] : []),
+      // The template keeps the host's PID namespace, so that the pids it reports are the host's (the host watches and
+      // kills each answer by pid); every answer it forks gets a PID namespace of its own (template.ts).
+      ...(template ? ["--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"] : ["--unshare-all"]),
+      ...(native && !template ? ["--unshare-user", "--disable-userns"] : []),
       "--die-with-parent",
       "--new-session",
       "--cap-drop",
@@ -161,6 +170,7 @@ function bubblewrapPrefix(bwrap: string): Confinement["prefix"] {
       "--dev",
       "/dev",
       ...binds,
+      ...(template ? ["--ro-bind", template.socketDir, TEMPLATE_SOCKET_DIR] : []),
       // Last, once every mount point exists: bubblewrap's root and /dev are tmpfs, writable (host memory) otherwise.
       ...(native ? ["--remount-ro", "/dev", "--remount-ro", "/"] : []),
       "--chdir",

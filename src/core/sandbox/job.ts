@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import type { ProcessMessage } from "./protocol.js";
 
 /** What a job does with each message of its process: wait for more (with a new host deadline), or end. */
@@ -167,19 +167,35 @@ export function treeStats(pid: number): { rss: number; cpuWaitMs: number } {
   return { rss, cpuWaitMs };
 }
 
-/** CPU time (user + system, all threads, ms) of a process and its descendants (Linux /proc stat); 0 where unreadable. */
+/** CPU time (user + system, all threads, ms) of a process and its descendants (Linux /proc); 0 where unreadable. */
 export function treeCpuMs(pid: number): number {
+  let ms = 0;
+  for (const p of [pid, ...descendants(pid)]) ms += ownCpuMs(p);
+  return ms;
+}
+
+/**
+ * CPU time (ms) of one process, without its children (Linux /proc); 0 where unreadable. /proc/<pid>/stat counts every
+ * thread, the exited ones too, but in whole clock ticks (10 ms), so a process that ran 4 ms reads 0; the scheduler's
+ * nanosecond count (/proc/<pid>/task/<tid>/schedstat, first field) is exact but covers live threads only. The larger
+ * of the two.
+ */
+export function ownCpuMs(pid: number): number {
   let ticks = 0;
-  for (const p of [pid, ...descendants(pid)]) {
-    try {
-      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone, or not Linux
-    }
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    ticks = Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+  } catch {
+    // gone while being read, or no schedstat: the ticks stand
   }
   // USER_HZ is 100 on every Linux architecture node runs on.
-  return Number.isFinite(ticks) ? ticks * 10 : 0;
+  return Math.max(Number.isFinite(ticks) ? ticks * 10 : 0, Number.isFinite(ns) ? ns / 1e6 : 0);
 }
 
 /** Sum of VmRSS over a process and its descendants (Linux /proc); 0 where unreadable. */

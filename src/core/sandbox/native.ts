@@ -191,9 +191,145 @@ for _sf_n, _sf_line in enumerate(_sf_lines()):
 os._exit(0)
 `;
 
+/** The driver with its caps filled in. */
+const DRIVER = DRIVER_PY.replace("__SF_VERSION__", String(PROTOCOL_VERSION)).replace("__SF_NOFILE__", String(NATIVE_CAPS.openFiles)).replace("__SF_FSIZE_MB__", String(NATIVE_CAPS.fileSizeMb)).replaceAll("__SF_NPROC__", String(NATIVE_CAPS.tasks));
 /** The program a native sandbox process runs (`python -c`): the harness, then the driver that confines and serves. */
-const CONFINED_PY = HARNESS_PY + "\n" + DRIVER_PY.replace("__SF_VERSION__", String(PROTOCOL_VERSION)).replace("__SF_NOFILE__", String(NATIVE_CAPS.openFiles)).replace("__SF_FSIZE_MB__", String(NATIVE_CAPS.fileSizeMb)).replaceAll("__SF_NPROC__", String(NATIVE_CAPS.tasks));
+const CONFINED_PY = HARNESS_PY + "\n" + DRIVER;
 export const NATIVE_PROGRAM = CONFINED_PY + "\n" + SERVE_PY;
+
+/**
+ * The warm template (template.ts): a trusted interpreter that has run the harness's definitions and compiled the
+ * driver, and never runs an answer. For each `{"fork": token}` line on its stdin it forks a **leader**, which moves
+ * into a new user, mount, PID and IPC namespace, forks that PID namespace's init (it only holds the namespace open)
+ * and then the **answer process**. The answer process, still trusted code, in order: leaves the template's session; dies with its leader;
+ * mounts its own /proc (it sees itself alone) and its own /tmp (nothing another answer left); connects to the host's
+ * socket and says its token; covers the socket's folder; drops every capability; points fds 0 and 1 at the connection;
+ * reseeds `random` (a fork shares the template's state). Then it runs the driver as a fresh process does: descriptors,
+ * rlimits, seccomp, `ready`, one job. The leader reports the answer's host pid on the template's stdout (trusted
+ * lines only: the answer process replaces fds 0 and 1 before the driver, which closes the rest), waits for it, and
+ * reports its exit. The template reaps its leaders.
+ *
+ * What stays shared with the template: its hash seed (PYTHONHASHSEED; as with EvalPlus's fork per answer) and the
+ * read-only root, network and UTS namespaces of its bubblewrap.
+ */
+const TEMPLATE_PY = String.raw`
+import signal, socket, _thread
+
+_SF_DRIVER = compile(__SF_DRIVER_SRC__, "<sf-driver>", "exec")
+_SF_SERVE = compile(__SF_SERVE_SRC__, "<sf-serve>", "exec")
+_sf_globals = globals()
+
+def _sf_template():
+    cfg = json.loads(sys.argv[1])
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    libc.unshare.argtypes = [ctypes.c_int]
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    libc.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    NEWNS, NEWUSER, NEWPID, NEWIPC = 0x00020000, 0x10000000, 0x20000000, 0x08000000
+    RDONLY, NOSUID, NODEV, NOEXEC = 1, 2, 4, 8
+    PDEATHSIG, SIGKILL = 1, 9
+    me = os.getpid()
+    sock_dir = os.path.dirname(cfg["socket"]).encode()
+
+    def say(msg):
+        data = (json.dumps(msg) + "\n").encode()
+        while data:
+            data = data[os.write(1, data):]
+
+    def check(r, what):
+        if r != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "%s: %s" % (what, os.strerror(e)))
+
+    def answer_process(token):
+        os.setsid()
+        check(libc.prctl(PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+        check(libc.mount(b"proc", b"/proc", b"proc", NOSUID | NODEV | NOEXEC, None), "mount /proc")
+        check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", NOSUID | NODEV, b"size=%dm,mode=1777" % cfg["tmpMb"]), "mount /tmp")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(cfg["socket"])
+        fd = s.detach()
+        hello = (json.dumps({"hello": token}) + "\n").encode()
+        while hello:
+            hello = hello[os.write(fd, hello):]
+        check(libc.mount(b"tmpfs", sock_dir, b"tmpfs", RDONLY | NOSUID | NODEV | NOEXEC, b"size=4k"), "cover the socket folder")
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+        caps = (ctypes.c_uint32 * 6)()
+        check(libc.capset(header, caps), "capset")
+        os.dup2(fd, 0)
+        os.dup2(fd, 1)
+        os.close(fd)
+        random.seed()
+        exec(_SF_DRIVER, _sf_globals)
+        exec(_SF_SERVE, _sf_globals)
+        os._exit(0)
+
+    def leader(token):
+        check(libc.prctl(PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+        if os.getppid() != me:
+            os._exit(1)
+        uid, gid = os.getuid(), os.getgid()
+        check(libc.unshare(NEWUSER | NEWNS | NEWPID | NEWIPC), "unshare")
+        for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid))):
+            with open("/proc/self/" + name, "w") as f:
+                f.write(text)
+        # The namespace's first process is its init, which only holds the namespace open (an answer process that were
+        # pid 1 could not signal itself: the kernel shields a namespace's init from its own members).
+        if os.fork() == 0:
+            libc.prctl(PDEATHSIG, SIGKILL, 0, 0, 0)
+            os.closerange(0, 1 << 30)
+            while True:
+                signal.pause()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                answer_process(token)
+            except BaseException as e:
+                say({"type": "failed", "token": token, "message": "%s: %s" % (type(e).__name__, e)})
+            os._exit(71)
+        say({"type": "forked", "token": token, "leader": os.getpid(), "pid": pid})
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        say({"type": "exited", "token": token, "status": status})
+        os._exit(0)
+
+    say({"type": "ready", "pid": me, "python": platform.python_version()})
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            break
+        token = json.loads(line)["fork"]
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        try:
+            pid = os.fork()
+        except OSError as e:
+            say({"type": "failed", "token": token, "message": "fork: %s" % e})
+            continue
+        if pid == 0:
+            try:
+                leader(token)
+            except BaseException as e:
+                say({"type": "failed", "token": token, "message": "%s: %s" % (type(e).__name__, e)})
+            os._exit(70)
+
+_sf_template()
+`;
+
+/** The warm template's program (`python -c`): the harness's definitions, the modules the driver imports, the template. */
+export const TEMPLATE_PROGRAM =
+  HARNESS_PY +
+  "\nimport json, time, resource, struct, ctypes, platform\n" +
+  TEMPLATE_PY.replace("__SF_DRIVER_SRC__", () => JSON.stringify(DRIVER)).replace("__SF_SERVE_SRC__", () => JSON.stringify(SERVE_PY));
 
 export interface NativePython {
   /** The interpreter binary (not a shim). */

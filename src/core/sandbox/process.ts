@@ -7,6 +7,7 @@ import { inheritedFds, nodeArgs, type Confinement, type SandboxFiles } from "./i
 import { NATIVE_PROGRAM, type NativePython } from "./native.js";
 import { killTree, RunningJob, systemClock, treeCpuMs, treeRss, treeStats, type CpuWaitProbe, type Driver } from "./job.js";
 import { ProcessMessageSchema, type HostMessage, type ProcessMessage, type WorkerConfig } from "./protocol.js";
+import { killForked, type ForkedAnswer, type NativeTemplate } from "./template.js";
 
 export { RunningJob, type CpuWaitProbe, type Driver, type Step } from "./job.js";
 
@@ -56,7 +57,11 @@ export class LineSplitter {
 /** Malformed lines a process may send before it is killed (each is logged once, as a count, when it ends). */
 export const MALFORMED_BUDGET = 8;
 
-type Channel = { kind: "process"; child: ChildProcessByStdio<Writable, Readable, Readable> } | { kind: "thread"; worker: Worker };
+type Channel =
+  | { kind: "process"; child: ChildProcessByStdio<Writable, Readable, Readable> }
+  | { kind: "thread"; worker: Worker }
+  /** A fork of the CPython runtime's warm template (template.ts); `answer` once it has connected. */
+  | { kind: "forked"; answer?: ForkedAnswer };
 
 export interface ProcessSpec {
   files: SandboxFiles;
@@ -71,6 +76,8 @@ export interface ProcessSpec {
   v8Flags?: string[];
   /** Run a native CPython (native.ts) instead of node with Pyodide. */
   native?: NativePython;
+  /** Fork the process from this warm template instead of spawning it (CPython answer processes; template.ts). */
+  template?: NativeTemplate;
   /** Kill the process when its RSS (with its descendants) passes this while a job runs (Linux). */
   rssLimitBytes: number;
   logger: Logger;
@@ -123,7 +130,26 @@ export class SandboxProcess {
       (line) => this.onLine(line),
       (bytes) => this.violation(`a line of more than ${bytes} bytes (cap ${this.maxLine()})`),
     );
-    if (!this.spec.thread) {
+    const template = this.spec.template;
+    if (template) {
+      const channel: Channel & { kind: "forked" } = { kind: "forked" };
+      this.channel = channel;
+      template.fork().then(
+        (answer) => {
+          channel.answer = answer;
+          answer.socket.on("data", (d: Buffer) => splitter.push(d));
+          answer.socket.on("close", () => {
+            // The connection ends with the process, or because the answer closed it: either way it is killed.
+            killForked(answer);
+            this.onExit("its connection closed");
+          });
+          if (answer.head.length > 0) splitter.push(answer.head);
+          answer.socket.resume();
+          if (this.killed) killForked(answer);
+        },
+        (e: unknown) => this.onExit(e instanceof Error ? e.message : String(e)),
+      );
+    } else if (!this.spec.thread) {
       const native = this.spec.native;
       const readable = [files.workerFile, files.pyodideDir, ...(config.snapshotFile ? [config.snapshotFile] : [])];
       const command = native
@@ -187,6 +213,7 @@ export class SandboxProcess {
       this.watchRss();
       const line = JSON.stringify(message);
       if (this.channel.kind === "process") this.channel.child.stdin.write(line + "\n");
+      else if (this.channel.kind === "forked") this.channel.answer?.socket.write(line + "\n");
       else this.channel.worker.postMessage(line);
     });
   }
@@ -252,8 +279,7 @@ export class SandboxProcess {
 
   /** Linux: the CPU wait of the process tree, from the last poll or read now; elsewhere none (wall time only). */
   private cpuWaitProbe(): CpuWaitProbe | undefined {
-    if (this.channel.kind !== "process" || process.platform !== "linux") return undefined;
-    const pid = this.channel.child.pid;
+    const pid = this.watchedPid();
     if (pid === undefined) return undefined;
     this.lastWaitMs = treeStats(pid).cpuWaitMs;
     return (fresh) => (fresh ? (this.lastWaitMs = treeStats(pid).cpuWaitMs) : this.lastWaitMs);
@@ -261,8 +287,7 @@ export class SandboxProcess {
 
   /** Linux: the RSS of the process and its descendants (wrappers such as bwrap fork), polled while a job runs. */
   private watchRss(): void {
-    if (this.channel.kind !== "process" || process.platform !== "linux") return;
-    const pid = this.channel.child.pid;
+    const pid = this.watchedPid();
     if (pid === undefined) return;
     clearInterval(this.rssTimer);
     this.rssTimer = setInterval(() => {
@@ -289,14 +314,27 @@ export class SandboxProcess {
     return this.exitWhy || "killed";
   }
 
-  /** CPU time the process and its descendants have used so far, ms (Linux; 0 elsewhere or once it is gone). */
+  /**
+   * The process whose tree the host reads in /proc (Linux): the spawned process (a wrapper's descendants included),
+   * or a forked answer process; undefined for a worker thread or elsewhere.
+   */
+  private watchedPid(): number | undefined {
+    if (process.platform !== "linux") return undefined;
+    if (this.channel.kind === "process") return this.channel.child.pid;
+    return this.channel.kind === "forked" ? this.channel.answer?.pid : undefined;
+  }
+
+  /** CPU time the process and its descendants have used so far, ms (Linux; 0 elsewhere or once it is gone). A forked answer process counts its leader's too. */
   cpuMs(): number {
-    return this.channel.kind === "process" && this.channel.child.pid !== undefined && !this.dead ? treeCpuMs(this.channel.child.pid) : 0;
+    if (this.dead) return 0;
+    const root = this.channel.kind === "forked" ? this.channel.answer?.leader : this.watchedPid();
+    return root === undefined ? 0 : treeCpuMs(root);
   }
 
   /** Resident memory of the process and its descendants now (Linux; 0 elsewhere). */
   rss(): number {
-    return this.channel.kind === "process" && this.channel.child.pid !== undefined ? treeRss(this.channel.child.pid) : 0;
+    const pid = this.watchedPid();
+    return pid === undefined ? 0 : treeRss(pid);
   }
 
   get stderr(): string {
@@ -313,7 +351,9 @@ export class SandboxProcess {
   kill(): Promise<void> {
     this.killed = true;
     if (this.channel.kind === "process") killTree(this.channel.child, this.dead);
-    else if (!this.dead) void this.channel.worker.terminate();
+    else if (this.channel.kind === "forked") {
+      if (this.channel.answer && !this.dead) killForked(this.channel.answer);
+    } else if (!this.dead) void this.channel.worker.terminate();
     return this.exited;
   }
 }

@@ -6,6 +6,7 @@ import type { PythonRuntime } from "../../shared/vocabulary/index.js";
 import type { AnswerJob, ExpectedJob, ProcessMessage, Role } from "./protocol.js";
 import { probeNativePython, type NativePython } from "./native.js";
 import { SnapshotStore } from "./snapshot.js";
+import { NativeTemplate } from "./template.js";
 import { tierFlags, type TierRole } from "./tiers.js";
 
 export type { Isolation } from "./isolation.js";
@@ -48,7 +49,16 @@ export interface SandboxOptions {
    * where its probe passes, else pyodide; `choice` says which and why).
    */
   python?: PythonRuntime;
+  /**
+   * CPython runtime: fork each answer process from a warm template (template.ts; default true) instead of spawning a
+   * fresh interpreter under bubblewrap. Where the template cannot start (no nested user namespaces), answers are
+   * spawned as before and the run header says why.
+   */
+  template?: boolean;
 }
+
+/** Template restarts after which a pool spawns its answer processes instead. */
+const TEMPLATE_RESTARTS = 3;
 
 /** The runtime a pool runs, and why: the run header's first words about the sandbox. */
 export interface RuntimeChoice {
@@ -128,6 +138,11 @@ export class SandboxPool {
   private readonly referenceIdle: SandboxProcess[] = [];
   private readonly referenceQueue: Array<Waiter<unknown>> = [];
   private referenceStarting = 0;
+  /** The CPython runtime's warm template, while it is used (template.ts). */
+  private template: NativeTemplate | undefined;
+  private templateStarts = 0;
+  /** Why answers are spawned rather than forked, when the template was wanted and failed. */
+  private templateProblem = "";
   private finished = false;
   private startFailures = 0;
   private broken: Error | undefined;
@@ -161,6 +176,7 @@ export class SandboxPool {
     this.allowCodeGeneration = options.unsafeAllowCodeGeneration === true;
     this.onDispatch = options.onDispatch;
     this.tierFlags = options.tierFlags ?? tierFlags;
+    if (this.native && options.template !== false) this.template = this.newTemplate();
     this.snapshots = new SnapshotStore({ files, confinement: this.confinement, thread: this.isolation === "worker-fallback", memoryMb: this.memoryMb, cacheDir: options.snapshotCacheDir, logger: this.logger });
   }
 
@@ -181,9 +197,39 @@ export class SandboxPool {
     return pool;
   }
 
-  /** What the run header records about the sandbox: the runtime and why, then the confinement. */
+  /** What the run header records about the sandbox: the runtime and why, then the confinement, then how answer processes start. */
   get detail(): string {
-    return `${this.choice.why}; ${this.confinement.describe}`;
+    const start = this.template ? "; each answer process forked from a warm template into PID, user, mount and IPC namespaces of its own" : this.templateProblem ? `; each answer process spawned (warm template unavailable: ${this.templateProblem})` : "";
+    return `${this.choice.why}; ${this.confinement.describe}${start}`;
+  }
+
+  private newTemplate(): NativeTemplate {
+    this.templateStarts++;
+    return new NativeTemplate(this.native!, this.confinement, { memoryMb: this.memoryMb, outputCapBytes: this.outputCapBytes }, this.logger);
+  }
+
+  /** The template to fork the next answer process from, restarted if it died; undefined once it failed for good. */
+  private async liveTemplate(): Promise<NativeTemplate | undefined> {
+    let template = this.template;
+    if (!template) return undefined;
+    if (!template.alive && this.templateStarts < TEMPLATE_RESTARTS) {
+      this.usage.templateCpuMs += template.cpuMs();
+      template.dispose();
+      template = this.template = this.newTemplate();
+    }
+    try {
+      await template.ready;
+      if (template.alive) return template;
+      throw new Error("it ended");
+    } catch (e) {
+      if (this.template !== template) return this.liveTemplate();
+      this.templateProblem = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").slice(0, 300);
+      this.logger.warn(`sandbox: the warm template cannot run, so each answer process is spawned instead: ${this.templateProblem}`);
+      this.usage.templateCpuMs += template.cpuMs();
+      template.dispose();
+      this.template = undefined;
+      return undefined;
+    }
   }
 
   /** Resolves when the snapshot exists and a first answer process is warm; returns the time that took (ms). */
@@ -199,7 +245,7 @@ export class SandboxPool {
    * once finished, of the spares that never got one) and of the reference processes that have ended, for the
    * benchmark. Read just before each kill.
    */
-  readonly usage = { answers: 0, answerCpuMs: 0, referenceCpuMs: 0 };
+  readonly usage = { answers: 0, answerCpuMs: 0, referenceCpuMs: 0, templateCpuMs: 0 };
 
   /** Resolves when the interpreter snapshot exists: from then on reference and answer processes can start. */
   async snapshotReady(): Promise<void> {
@@ -227,8 +273,11 @@ export class SandboxPool {
     };
   }
 
-  private startProcess(role: Role): Promise<SandboxProcess> {
-    if (this.native) return Promise.resolve(new SandboxProcess(this.spec(role, "")));
+  private async startProcess(role: Role): Promise<SandboxProcess> {
+    if (this.native) {
+      const template = role === "answer" ? await this.liveTemplate() : undefined;
+      return new SandboxProcess({ ...this.spec(role, ""), ...(template ? { template } : {}) });
+    }
     return this.snapshots.get().then((file) => new SandboxProcess(this.spec(role, file)));
   }
 
@@ -436,6 +485,10 @@ export class SandboxPool {
     const all = [...this.spares.splice(0), ...this.busy, ...this.references.splice(0)];
     this.referenceIdle.length = 0;
     await Promise.all(all.map((p) => p.cancel()));
+    if (this.template) {
+      this.usage.templateCpuMs += this.template.cpuMs();
+      this.template.dispose();
+    }
     this.snapshots.dispose();
   }
 
