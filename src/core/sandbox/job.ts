@@ -181,7 +181,7 @@ export function treeCpuMs(pid: number): number {
  * of the two.
  */
 export function ownCpuMs(pid: number): number {
-  let ticks = 0;
+  let ticks: number;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     ticks = Number(fields[11]) + Number(fields[12]);

@@ -324,6 +324,12 @@ export class SandboxProcess {
     return this.channel.kind === "forked" ? this.channel.answer?.pid : undefined;
   }
 
+  /** The host pid of the process that runs the job (the spawned process, or a forked answer process once connected). */
+  get pid(): number | undefined {
+    if (this.channel.kind === "process") return this.channel.child.pid;
+    return this.channel.kind === "forked" ? this.channel.answer?.pid : undefined;
+  }
+
   /** CPU time the process and its descendants have used so far, ms (Linux; 0 elsewhere or once it is gone). A forked answer process counts its leader's too. */
   cpuMs(): number {
     if (this.dead) return 0;

@@ -37,8 +37,8 @@ export interface SandboxOptions {
    * so code escaping through the FFI really reaches JS, and the tests show the other layers still hold.
    */
   unsafeAllowCodeGeneration?: boolean;
-  /** Test hook: called as each answer job is handed to its process (e.g. to kill it mid-check). */
-  onDispatch?: (process: { kill: () => void }) => void;
+  /** Test hook: called as each answer job is handed to its process (e.g. to kill it mid-check); `pid` is its host pid. */
+  onDispatch?: (process: { kill: () => void; pid: number | undefined }) => void;
   /** Bench hook: the V8 compiler-tier flags of each role (default: tiers.ts). */
   tierFlags?: (role: TierRole) => string[];
   /**
@@ -379,7 +379,7 @@ export class SandboxPool {
       this.busy.add(proc);
       this.fillSpares();
       const running = waiter.start(proc);
-      this.onDispatch?.({ kill: () => void proc.kill() });
+      this.onDispatch?.({ kill: () => void proc.kill(), pid: proc.pid });
       running.then(waiter.resolve, waiter.reject).finally(() => {
         this.busy.delete(proc);
         this.usage.answers++;

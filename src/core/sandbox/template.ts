@@ -29,8 +29,6 @@ export interface ForkedAnswer {
   leader: number;
   /** /proc/<pid>/stat's start time when it was attached: a pid is only signalled while it still names this process. */
   startTime: string;
-  /** Resolves when the leader has reaped the answer process (its pid may be reused from then on). */
-  exited: Promise<void>;
 }
 
 interface Pending {
@@ -40,8 +38,6 @@ interface Pending {
   head?: Buffer;
   pid?: number;
   leader?: number;
-  onExit?: () => void;
-  exited: Promise<void>;
 }
 
 /**
@@ -111,8 +107,9 @@ export class NativeTemplate {
     child.stdout.on("data", (d: Buffer) => this.onTemplateOutput(d.toString("utf8"), onReady));
     const exited = new Promise<never>((_, reject) => {
       const end = (why: string) => {
-        this.end(new Error(`the sandbox's warm template ended (${why}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`));
-        reject(this.ended);
+        const e = new Error(`the sandbox's warm template ended (${why}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`);
+        this.end(e);
+        reject(e);
       };
       child.on("exit", (code, sig) => end(`exit code ${code ?? "-"}${sig ? `, signal ${sig}` : ""}`));
       child.on("error", (e) => end(`spawn failed: ${e.message}`));
@@ -150,18 +147,12 @@ export class NativeTemplate {
         this.pending.delete(m.token!);
         p.reject(new Error(`an answer process could not be set up: ${m.message}`));
         p.socket?.destroy();
-      } else if (m.type === "exited") {
-        if (p && !p.socket) {
-          this.pending.delete(m.token!);
-          p.reject(new Error("an answer process ended before it connected"));
-        }
-        this.exits.get(m.token!)?.();
-        this.exits.delete(m.token!);
+      } else if (m.type === "exited" && p && !p.socket) {
+        this.pending.delete(m.token!);
+        p.reject(new Error("an answer process ended before it connected"));
       }
     }
   }
-
-  private readonly exits = new Map<string, () => void>();
 
   private onConnection(socket: net.Socket): void {
     socket.on("error", () => {});
@@ -193,17 +184,14 @@ export class NativeTemplate {
   private complete(token: string, p: Pending): void {
     if (!p.socket || p.pid === undefined || p.leader === undefined) return;
     this.pending.delete(token);
-    p.resolve({ socket: p.socket, head: p.head ?? Buffer.alloc(0), pid: p.pid, leader: p.leader, startTime: startTime(p.pid), exited: p.exited });
+    p.resolve({ socket: p.socket, head: p.head ?? Buffer.alloc(0), pid: p.pid, leader: p.leader, startTime: startTime(p.pid) });
   }
 
   /** Forks a fresh answer process; resolves once it has connected and its pid is known (it then confines itself and says `ready`). */
   fork(): Promise<ForkedAnswer> {
     if (this.ended) return Promise.reject(this.ended);
     const token = randomBytes(16).toString("hex");
-    let onExit!: () => void;
-    const exited = new Promise<void>((res) => (onExit = res));
-    this.exits.set(token, onExit);
-    const forked = new Promise<ForkedAnswer>((resolve, reject) => this.pending.set(token, { resolve, reject, exited }));
+    const forked = new Promise<ForkedAnswer>((resolve, reject) => this.pending.set(token, { resolve, reject }));
     void this.ready.then(
       () => this.child?.stdin.write(JSON.stringify({ fork: token }) + "\n"),
       (e: unknown) => this.fail(token, e instanceof Error ? e : new Error(String(e))),
@@ -230,9 +218,7 @@ export class NativeTemplate {
       p.socket?.destroy();
       this.pending.delete(token);
     }
-    // Its leaders die with it (PR_SET_PDEATHSIG), and their answer processes with them: nothing reports their end now.
-    for (const onExit of this.exits.values()) onExit();
-    this.exits.clear();
+    // Its leaders die with it (PR_SET_PDEATHSIG), and their answer processes with them; their connections close.
   }
 
   /** CPU time of the template itself and its bubblewrap (ms; Linux): the forks' cost on the template's side. */
