@@ -205,7 +205,10 @@ interface Pass {
   failed: number;
 }
 
-type Runtime = "pyodide" | "cpython";
+/** `cpython`: the CPython runtime as it runs by default (answers forked from its warm template); `cpython-spawn`: each answer process spawned, as before the template. */
+type Runtime = "pyodide" | "cpython" | "cpython-spawn";
+const RUNTIMES: readonly Runtime[] = ["pyodide", "cpython", "cpython-spawn"];
+const grading = (runtime: Runtime) => (runtime === "cpython-spawn" ? { python: "cpython" as const, template: false } : { python: runtime });
 type PassName = `${Runtime}-${"cold" | "warm"}` | "base-cold" | "base-warm" | "base-evalplus";
 
 /** A sandbox pass: a new grader; `expectedDir` given, its expected outputs are reused (warm), else empty (cold). */
@@ -214,7 +217,7 @@ async function sandboxPass(tasks: PythonFunctionTask[], runtime: Runtime, snapsh
   const verdicts = mkdtempSync(path.join(os.tmpdir(), "sf-bench-verdicts-"));
   // The Pyodide snapshot is made once per installation and shared between passes, untimed; every expected output
   // (cold) and every answer process is timed.
-  const grader = createPythonGrader({ poolSize: CONCURRENCY, cacheDir, snapshotCacheDir: snapshotDir, verdictCacheDir: verdicts, python: runtime });
+  const grader = createPythonGrader({ poolSize: CONCURRENCY, cacheDir, snapshotCacheDir: snapshotDir, verdictCacheDir: verdicts, ...grading(runtime) });
   await grader.ready();
   const c0 = hostCpuMs();
   const t = performance.now();
@@ -224,7 +227,7 @@ async function sandboxPass(tasks: PythonFunctionTask[], runtime: Runtime, snapsh
   await grader.dispose();
   rmSync(verdicts, { recursive: true, force: true });
   const u = grader.pool.usage;
-  return { ms, cpuMs: u.answerCpuMs + u.referenceCpuMs + host, failed: results.filter((v) => !v.pass).length, cacheDir };
+  return { ms, cpuMs: u.answerCpuMs + u.referenceCpuMs + u.templateCpuMs + host, failed: results.filter((v) => !v.pass).length, cacheDir };
 }
 
 async function baselinePass(kind: "cold" | "warm" | "evalplus", tasks: PythonFunctionTask[], bin: string, pickles: string): Promise<Pass> {
@@ -241,14 +244,20 @@ async function baselinePass(kind: "cold" | "warm" | "evalplus", tasks: PythonFun
   return { ms: performance.now() - t, cpuMs: childrenCpuMs() - c0, failed };
 }
 
-/** Per-answer CPU of a runtime: fresh answer processes one at a time, each running a trivial job (spawn → ready → job → kill). */
+/**
+ * Per-answer CPU of a runtime: fresh answer processes one at a time, each running a trivial job (start → ready → job
+ * → kill), 20 of them; the template's own CPU (its forks) is spread over them, its start-up is not.
+ */
 async function perAnswerCpu(runtime: Runtime, snapshotDir: string, result: Record<string, number | string>): Promise<void> {
-  const pool = SandboxPool.create({ poolSize: 1, snapshotCacheDir: snapshotDir, python: runtime });
+  const pool = SandboxPool.create({ poolSize: 1, snapshotCacheDir: snapshotDir, ...grading(runtime) });
   const cold = await pool.ready();
   result[`${runtime}: cold start (pool created → first answer process ready; Pyodide: the snapshot too), ms`] = Math.round(cold);
-  for (let i = 0; i < 10; i++) await pool.exec("x = 1", 5000);
-  result[`${runtime}: fresh answer process, spawn → ready, median ms`] = Math.round(median(pool.spareStartMs));
-  result[`${runtime}: fresh answer process, CPU per answer (trivial job), mean ms`] = Math.round(pool.usage.answerCpuMs / Math.max(1, pool.usage.answers));
+  const n = 20;
+  const template0 = pool.templateCpuMs();
+  for (let i = 0; i < n; i++) await pool.exec("x = 1", 5000);
+  const forks = pool.templateCpuMs() - template0;
+  result[`${runtime}: fresh answer process, start → ready, median ms`] = Math.round(median(pool.spareStartMs));
+  result[`${runtime}: fresh answer process, CPU per answer (trivial job), mean ms`] = Number(((pool.usage.answerCpuMs + forks) / Math.max(1, pool.usage.answers)).toFixed(1));
   await pool.finish();
 }
 
@@ -257,7 +266,7 @@ export interface SandboxBenchOptions {
   limit?: number;
   /** Interleaved rounds (default 3). */
   rounds?: number;
-  /** Runtimes to measure (default both; CPython only where its probe passes). */
+  /** Runtimes to measure (default pyodide and cpython; the CPython ones only where its probe passes). */
   runtimes?: Runtime[];
 }
 
@@ -268,6 +277,8 @@ export async function benchSandbox(options: SandboxBenchOptions = {}): Promise<R
   const rounds = options.rounds ?? 3;
   const choice = process.platform === "linux" ? chooseRuntime("auto") : undefined;
   const runtimes = (options.runtimes ?? ["pyodide", "cpython"]).filter((r) => r === "pyodide" || choice?.native);
+  // The per-answer floor of the CPython runtime is measured both ways (forked from the template, and spawned) whichever passes run.
+  const floors = choice?.native ? [...new Set([...runtimes, "cpython" as const, "cpython-spawn" as const])] : runtimes;
   const base = baselineBinary(choice?.native?.bin);
   const result: Record<string, number | string> = {
     tasks: `${tasks.length} (MBPP+ v0.2.0, first ${tasks.length}), ${rounds} interleaved rounds, ${CONCURRENCY} at a time`,
@@ -279,7 +290,7 @@ export async function benchSandbox(options: SandboxBenchOptions = {}): Promise<R
   result["baseline: bare interpreter start (-I -c pass), CPU mean ms"] = Number(bareStartCpuMs(base.bin).toFixed(1));
 
   const snapshotDir = mkdtempSync(path.join(os.tmpdir(), "sf-bench-snapshot-"));
-  for (const r of runtimes) await perAnswerCpu(r, snapshotDir, result);
+  for (const r of floors) await perAnswerCpu(r, snapshotDir, result);
   // The warm baseline's expected outputs, computed once by the baseline binary (untimed).
   const pickles = mkdtempSync(path.join(os.tmpdir(), "sf-bench-expected-"));
   const prep = await python(base.bin, PREP_PY, JSON.stringify(tasks.map(jobOf)), [pickles]);
@@ -307,7 +318,7 @@ export async function benchSandbox(options: SandboxBenchOptions = {}): Promise<R
     for (const p of order) {
       if (p.startsWith("base-")) got.set(p, await baselinePass(p.slice(5) as "cold" | "warm" | "evalplus", tasks, base.bin, pickles));
       else {
-        const rt = p.split("-")[0] as Runtime;
+        const rt = p.slice(0, p.lastIndexOf("-")) as Runtime;
         const s = await sandboxPass(tasks, rt, snapshotDir, p.endsWith("-warm") ? caches.get(rt) : undefined);
         if (p.endsWith("-cold")) caches.set(rt, s.cacheDir);
         got.set(p, s);
@@ -334,11 +345,12 @@ export async function benchSandbox(options: SandboxBenchOptions = {}): Promise<R
 }
 
 export const SANDBOX_USAGE = `bench/sandbox.ts: both sandbox runtimes against three CPython baselines on MBPP+ (one baseline binary).
-  npm run bench -- --only sandbox [--limit <n>] [--rounds <k>] [--runtimes pyodide,cpython]
-  node --import tsx bench/sandbox.ts [--limit <n>] [--rounds <k>] [--runtimes pyodide,cpython]
+  npm run bench -- --only sandbox [--limit <n>] [--rounds <k>] [--runtimes pyodide,cpython,cpython-spawn]
+  node --import tsx bench/sandbox.ts [--limit <n>] [--rounds <k>] [--runtimes pyodide,cpython,cpython-spawn]
   --limit     the first n MBPP+ tasks (default all 378)
   --rounds    interleaved rounds (default 3); the report gives the median and range of each ratio
-  --runtimes  which sandbox runtimes (default both; cpython only where its probe passes)
+  --runtimes  which sandbox runtimes (default pyodide,cpython; cpython-spawn: the CPython runtime with each answer
+              process spawned instead of forked from its warm template; the CPython ones only where its probe passes)
 Needs ../shared/data/mbppplus/MbppPlus-v0.2.0.jsonl.gz and a built dist/ (npm run build).`;
 
 /** `--limit`, `--rounds`, `--runtimes` as bench/run.ts and this file's own entry point take them. */
@@ -350,7 +362,7 @@ export function sandboxOptions(values: { limit?: string; rounds?: string; runtim
     return n;
   };
   const runtimes = values.runtimes?.split(",").map((r) => r.trim());
-  for (const r of runtimes ?? []) if (r !== "pyodide" && r !== "cpython") throw new Error(`--runtimes takes pyodide and/or cpython, got '${r}'`);
+  for (const r of runtimes ?? []) if (!(RUNTIMES as readonly string[]).includes(r)) throw new Error(`--runtimes takes ${RUNTIMES.join(", ")}, got '${r}'`);
   const limit = positive("limit", values.limit);
   const rounds = positive("rounds", values.rounds);
   return { ...(limit ? { limit } : {}), ...(rounds ? { rounds } : {}), ...(runtimes ? { runtimes: runtimes as Runtime[] } : {}) };

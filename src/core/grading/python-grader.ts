@@ -50,11 +50,13 @@ export interface PythonGraderOptions {
   /** Red-team tests only: see SandboxOptions.unsafeAllowCodeGeneration. */
   unsafeAllowCodeGeneration?: boolean;
   /** Test hook: see SandboxOptions.onDispatch. */
-  onDispatch?: (process: { kill: () => void }) => void;
+  onDispatch?: SandboxOptions["onDispatch"];
   /** Bench hook: see SandboxOptions.tierFlags. */
   tierFlags?: SandboxOptions["tierFlags"];
   /** The Python runtime answers run in (default `pyodide`): see SandboxOptions.python. */
   python?: SandboxOptions["python"];
+  /** Bench hook: see SandboxOptions.template (the CPython runtime's warm template; default on). */
+  template?: boolean;
 }
 
 // Bump when what "expected" holds changes, so stale disk caches are ignored.
@@ -168,6 +170,7 @@ function sandboxFor(options: PythonGraderOptions, logger: Logger, memoryMb: numb
     ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
     ...(options.tierFlags ? { tierFlags: options.tierFlags } : {}),
     ...(options.python ? { python: options.python } : {}),
+    ...(options.template === false ? { template: false } : {}),
   });
 }
 

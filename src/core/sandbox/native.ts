@@ -31,6 +31,51 @@ import { PROTOCOL_VERSION } from "./wire.js";
  */
 export const NATIVE_CAPS = { tasks: 64, openFiles: 64, fileSizeMb: 16, tmpMb: 16 } as const;
 
+/** The seccomp filter's tables and builder: run by a spawned answer process before its driver, or once by the warm template. */
+const FILTER_PY = String.raw`
+# Classic BPF, as the kernel's seccomp wants it: the architecture first (anything else is killed), then a deny list.
+# Memory the RSS watch and RLIMIT_AS do not see is refused at its source: memfd_create (file pages in shmem, outside
+# RSS once unmapped, up to RLIMIT_FSIZE each), SysV shared memory, message queues and semaphores, POSIX message
+# queues (kernel memory of the IPC namespace, which outlives no process but is charged to nobody's RSS). /dev/shm and
+# the root are read-only and /tmp is a 16 MB tmpfs (isolation.ts), so no file system holds more than that either.
+_ARCH = {"x86_64": (0xC000003E, True), "aarch64": (0xC00000B7, False)}
+_DENY = {
+    "x86_64": dict(fork=57, vfork=58, execve=59, execveat=322, clone3=435, ptrace=101, socket=41, socketpair=53, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161, keyctl=250, add_key=248, request_key=249, bpf=321, userfaultfd=323, perf_event_open=298, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=310, process_vm_writev=311, kexec_load=246, init_module=175, finit_module=313, personality=135, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, memfd_create=319, memfd_secret=447, shmget=29, shmat=30, shmctl=31, shmdt=67, msgget=68, msgsnd=69, msgrcv=70, msgctl=71, semget=64, semop=65, semctl=66, semtimedop=220, mq_open=240),
+    "aarch64": dict(execve=221, execveat=281, clone3=435, ptrace=117, socket=198, socketpair=199, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51, keyctl=219, add_key=217, request_key=218, bpf=280, userfaultfd=282, perf_event_open=241, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=270, process_vm_writev=271, kexec_load=104, init_module=105, finit_module=273, personality=92, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, memfd_create=279, memfd_secret=447, shmget=194, shmctl=195, shmat=196, shmdt=197, msgget=186, msgctl=187, msgrcv=188, msgsnd=189, semget=190, semctl=191, semtimedop=192, semop=193, mq_open=180),
+}
+_CLONE = {"x86_64": 56, "aarch64": 220}
+
+def _sf_filter():
+    """The filter's bytes (struct sock_filter[]) for this machine."""
+    import platform, struct
+    machine = platform.machine()
+    if machine not in _ARCH:
+        raise OSError("no seccomp filter for " + machine)
+    arch, x32 = _ARCH[machine]
+    LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+    ALLOW, DENY, NOSYS, KILL = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38, 0x80000000
+    prog = []  # (code, jt, jf, k) with jt/jf as labels resolved below
+    prog.append((LD, 0, 0, 4))
+    prog.append((JEQ, 0, "kill", arch))
+    prog.append((LD, 0, 0, 0))
+    if x32:
+        prog.append((JGE, "deny", 0, 0x40000000))
+    for name, nr in sorted(_DENY[machine].items(), key=lambda kv: kv[1]):
+        # clone3 says ENOSYS, so that the C library falls back to clone, which the filter can inspect (threads only).
+        prog.append((JEQ, "nosys" if name == "clone3" else "deny", 0, nr))
+    prog.append((JEQ, 0, "allow", _CLONE[machine]))
+    prog.append((LD, 0, 0, 16))
+    prog.append((JSET, "allow", "deny", 0x10000))
+    labels = {"allow": len(prog), "deny": len(prog) + 1, "nosys": len(prog) + 2, "kill": len(prog) + 3}
+    prog += [(RET, 0, 0, ALLOW), (RET, 0, 0, DENY), (RET, 0, 0, NOSYS), (RET, 0, 0, KILL)]
+    raw = b""
+    for at, (code, jt, jf, k) in enumerate(prog):
+        jt = labels[jt] - at - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - at - 1 if isinstance(jf, str) else jf
+        raw += struct.pack("=HBBI", code, jt, jf, k)
+    return raw
+`;
+
 /** The driver: trusted code that runs first in the process, then hands it to the harness (harness-py.ts). */
 const DRIVER_PY = String.raw`
 import sys, os, json, time, resource, struct, ctypes, platform
@@ -64,48 +109,13 @@ _MB = 1024 * 1024
 for _lim, _val in ((resource.RLIMIT_AS, (_cfg["memoryMb"] + 512) * _MB), (resource.RLIMIT_NOFILE, __SF_NOFILE__), (resource.RLIMIT_FSIZE, __SF_FSIZE_MB__ * _MB), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, __SF_NPROC__)):
     resource.setrlimit(_lim, (_val, _val))
 
-# Classic BPF, as the kernel's seccomp wants it: the architecture first (anything else is killed), then a deny list.
-# Memory the RSS watch and RLIMIT_AS do not see is refused at its source: memfd_create (file pages in shmem, outside
-# RSS once unmapped, up to RLIMIT_FSIZE each), SysV shared memory, message queues and semaphores, POSIX message
-# queues (kernel memory of the IPC namespace, which outlives no process but is charged to nobody's RSS). /dev/shm and
-# the root are read-only and /tmp is a 16 MB tmpfs (isolation.ts), so no file system holds more than that either.
-_ARCH = {"x86_64": (0xC000003E, True), "aarch64": (0xC00000B7, False)}
-_DENY = {
-    "x86_64": dict(fork=57, vfork=58, execve=59, execveat=322, clone3=435, ptrace=101, socket=41, socketpair=53, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161, keyctl=250, add_key=248, request_key=249, bpf=321, userfaultfd=323, perf_event_open=298, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=310, process_vm_writev=311, kexec_load=246, init_module=175, finit_module=313, personality=135, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, memfd_create=319, memfd_secret=447, shmget=29, shmat=30, shmctl=31, shmdt=67, msgget=68, msgsnd=69, msgrcv=70, msgctl=71, semget=64, semop=65, semctl=66, semtimedop=220, mq_open=240),
-    "aarch64": dict(execve=221, execveat=281, clone3=435, ptrace=117, socket=198, socketpair=199, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51, keyctl=219, add_key=217, request_key=218, bpf=280, userfaultfd=282, perf_event_open=241, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, process_vm_readv=270, process_vm_writev=271, kexec_load=104, init_module=105, finit_module=273, personality=92, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, memfd_create=279, memfd_secret=447, shmget=194, shmctl=195, shmat=196, shmdt=197, msgget=186, msgctl=187, msgrcv=188, msgsnd=189, semget=190, semctl=191, semtimedop=192, semop=193, mq_open=180),
-}
-_CLONE = {"x86_64": 56, "aarch64": 220}
-
+# The seccomp filter (FILTER_PY): built here, or once by the warm template, which hands it down as _SF_FILTER.
 def _sf_seccomp():
-    machine = platform.machine()
-    if machine not in _ARCH:
-        raise OSError("no seccomp filter for " + machine)
-    arch, x32 = _ARCH[machine]
-    LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
-    ALLOW, DENY, NOSYS, KILL = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38, 0x80000000
-    prog = []  # (code, jt, jf, k) with jt/jf as labels resolved below
-    prog.append((LD, 0, 0, 4))
-    prog.append((JEQ, 0, "kill", arch))
-    prog.append((LD, 0, 0, 0))
-    if x32:
-        prog.append((JGE, "deny", 0, 0x40000000))
-    for name, nr in sorted(_DENY[machine].items(), key=lambda kv: kv[1]):
-        # clone3 says ENOSYS, so that the C library falls back to clone, which the filter can inspect (threads only).
-        prog.append((JEQ, "nosys" if name == "clone3" else "deny", 0, nr))
-    prog.append((JEQ, 0, "allow", _CLONE[machine]))
-    prog.append((LD, 0, 0, 16))
-    prog.append((JSET, "allow", "deny", 0x10000))
-    labels = {"allow": len(prog), "deny": len(prog) + 1, "nosys": len(prog) + 2, "kill": len(prog) + 3}
-    prog += [(RET, 0, 0, ALLOW), (RET, 0, 0, DENY), (RET, 0, 0, NOSYS), (RET, 0, 0, KILL)]
-    raw = b""
-    for at, (code, jt, jf, k) in enumerate(prog):
-        jt = labels[jt] - at - 1 if isinstance(jt, str) else jt
-        jf = labels[jf] - at - 1 if isinstance(jf, str) else jf
-        raw += struct.pack("=HBBI", code, jt, jf, k)
+    raw = _SF_FILTER if "_SF_FILTER" in globals() else _sf_filter()
     buf = ctypes.create_string_buffer(raw, len(raw))
     class _Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-    fprog = _Prog(len(prog), ctypes.addressof(buf))
+    fprog = _Prog(len(raw) // 8, ctypes.addressof(buf))
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     if libc.prctl(38, 1, 0, 0, 0) != 0:
@@ -194,7 +204,7 @@ os._exit(0)
 /** The driver with its caps filled in. */
 const DRIVER = DRIVER_PY.replace("__SF_VERSION__", String(PROTOCOL_VERSION)).replace("__SF_NOFILE__", String(NATIVE_CAPS.openFiles)).replace("__SF_FSIZE_MB__", String(NATIVE_CAPS.fileSizeMb)).replaceAll("__SF_NPROC__", String(NATIVE_CAPS.tasks));
 /** The program a native sandbox process runs (`python -c`): the harness, then the driver that confines and serves. */
-const CONFINED_PY = HARNESS_PY + "\n" + DRIVER;
+const CONFINED_PY = HARNESS_PY + "\n" + FILTER_PY + "\n" + DRIVER;
 export const NATIVE_PROGRAM = CONFINED_PY + "\n" + SERVE_PY;
 
 /**
@@ -213,7 +223,7 @@ export const NATIVE_PROGRAM = CONFINED_PY + "\n" + SERVE_PY;
  * read-only root, network and UTS namespaces of its bubblewrap.
  */
 const TEMPLATE_PY = String.raw`
-import signal, socket, _thread
+import gc, signal, socket, _thread
 
 _SF_DRIVER = compile(__SF_DRIVER_SRC__, "<sf-driver>", "exec")
 _SF_SERVE = compile(__SF_SERVE_SRC__, "<sf-serve>", "exec")
@@ -298,6 +308,10 @@ def _sf_template():
         say({"type": "exited", "token": token, "status": status})
         os._exit(0)
 
+    # Everything the template built moves to the collector's permanent generation: a collection in an answer process
+    # would otherwise walk (and so copy, page by page) every object it inherited.
+    gc.collect()
+    gc.freeze()
     say({"type": "ready", "pid": me, "python": platform.python_version()})
     while True:
         line = sys.stdin.buffer.readline()
@@ -328,7 +342,9 @@ _sf_template()
 /** The warm template's program (`python -c`): the harness's definitions, the modules the driver imports, the template. */
 export const TEMPLATE_PROGRAM =
   HARNESS_PY +
-  "\nimport json, time, resource, struct, ctypes, platform\n" +
+  "\n" +
+  FILTER_PY +
+  "\nimport json, time, resource, struct, ctypes, platform\n_SF_FILTER = _sf_filter()\n" +
   TEMPLATE_PY.replace("__SF_DRIVER_SRC__", () => JSON.stringify(DRIVER)).replace("__SF_SERVE_SRC__", () => JSON.stringify(SERVE_PY));
 
 export interface NativePython {

@@ -247,6 +247,11 @@ export class SandboxPool {
    */
   readonly usage = { answers: 0, answerCpuMs: 0, referenceCpuMs: 0, templateCpuMs: 0 };
 
+  /** CPU time (ms, Linux) of the running warm template itself so far (its forks), for the benchmark; 0 without one. */
+  templateCpuMs(): number {
+    return this.template?.cpuMs() ?? 0;
+  }
+
   /** Resolves when the interpreter snapshot exists: from then on reference and answer processes can start. */
   async snapshotReady(): Promise<void> {
     if (this.native) return;
