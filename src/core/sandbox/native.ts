@@ -247,6 +247,17 @@ def _sf_template():
         while data:
             data = data[os.write(1, data):]
 
+    def fork_into(step, token, code):
+        """Forks; the child runs step(token) and never returns (a failure is said, with the token, then exit code)."""
+        pid = os.fork()
+        if pid == 0:
+            try:
+                step(token)
+            except BaseException as e:
+                say({"type": "failed", "token": token, "message": "%s: %s" % (type(e).__name__, e)})
+            os._exit(code)
+        return pid
+
     def check(r, what):
         if r != 0:
             e = ctypes.get_errno()
@@ -291,13 +302,7 @@ def _sf_template():
             os.closerange(0, 1 << 30)
             while True:
                 signal.pause()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                answer_process(token)
-            except BaseException as e:
-                say({"type": "failed", "token": token, "message": "%s: %s" % (type(e).__name__, e)})
-            os._exit(71)
+        pid = fork_into(answer_process, token, 71)
         say({"type": "forked", "token": token, "leader": os.getpid(), "pid": pid})
         while True:
             try:
@@ -325,16 +330,9 @@ def _sf_template():
             except ChildProcessError:
                 break
         try:
-            pid = os.fork()
+            fork_into(leader, token, 70)
         except OSError as e:
             say({"type": "failed", "token": token, "message": "fork: %s" % e})
-            continue
-        if pid == 0:
-            try:
-                leader(token)
-            except BaseException as e:
-                say({"type": "failed", "token": token, "message": "%s: %s" % (type(e).__name__, e)})
-            os._exit(70)
 
 _sf_template()
 `;

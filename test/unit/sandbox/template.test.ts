@@ -138,10 +138,11 @@ test("an answer cannot see, signal or read the template, the host's socket or it
 test("the task cap counts each answer's own tasks: an answer holding most of it does not starve the next", { skip }, async () => {
   const hold = 48;
   const abort = new AbortController();
+  // Before the call: a warm spare takes the job at once, inside exec().
+  const first = dispatched.length;
   const holding = pool.exec(`import threading, time\nthreading.stack_size(32768)\nfor _ in range(${hold}):\n    threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()\ntime.sleep(1000)`, 120_000, { signal: abort.signal });
   holding.catch(() => {});
   const threads = (pid: number) => Number(/Threads:\s+(\d+)/.exec(read(`/proc/${pid}/status`))?.[1] ?? 0);
-  const first = dispatched.length;
   await until(() => dispatched.length > first && threads(dispatched[first]!) > hold, `the first answer to hold ${hold} threads`);
   const count = await pool.exec("import threading, time\nthreading.stack_size(32768)\nn = 0\ntry:\n    while n < 1000:\n        threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()\n        n += 1\nexcept RuntimeError:\n    pass\nprint(n)", 60_000);
   assert.ok(threads(dispatched[first]!) > hold, "the first answer still held its threads meanwhile");
@@ -157,9 +158,10 @@ test("a template that dies is replaced: the next answers are graded by a new one
   assert.ok(template);
   process.kill(template, "SIGKILL");
   await until(() => !templates().includes(template), "the template to be gone");
+  // The spares forked before the kill (two at most: the pool's size) die with it, and a job handed to one before its
+  // end is seen ends as a sandbox failure (which the grader re-checks); what comes after is forked by the new template.
   let r = await pool.exec("print(6 * 7)", 10_000);
-  // A spare forked before the kill died with it; what comes after is forked by the new template.
-  if (r.kind === "sandbox") r = await pool.exec("print(6 * 7)", 10_000);
+  for (let lost = 0; r.kind === "sandbox" && lost < 2; lost++) r = await pool.exec("print(6 * 7)", 10_000);
   assert.equal(r.stdout.trim(), "42", JSON.stringify(r));
   const now = templates();
   assert.equal(now.length, 1);
