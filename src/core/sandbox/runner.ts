@@ -222,6 +222,8 @@ export class SandboxPool {
       if (template.alive) return template;
       throw new Error("it ended");
     } catch (e) {
+      // The pool finished while the template started (a run that ended early): nothing to say.
+      if (this.finished) return undefined;
       if (this.template !== template) return this.liveTemplate();
       this.templateProblem = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").slice(0, 300);
       this.logger.warn(`sandbox: the warm template cannot run, so each answer process is spawned instead: ${this.templateProblem}`);
