@@ -11,7 +11,7 @@ import { it } from "node:test";
 const repo = path.resolve(__dirname, "../../..");
 const KEYS = /^(hostile|hostile-unconfined|runner|deadlines|json-file-cache|host-inputs|confinement|cli|render|e2e report|integration untrusted): /;
 /** Quoted text that is code or a path, not a test name: a command, one flag (with its value), a path, an identifier. */
-const NOT_A_NAME = /^(apt-get |node |skill-following |\.ci\/|\/|[\w./-]+\.ts$)|^--[\w-]+(?:[ =]\S+)?$|^[\w.]+$/;
+const NOT_A_NAME = /^(apt-get |node |skill-following |\.ci\/|\/|[\w./-]+\.(?:ts|md)$)|^--[\w-]+(?:[ =]\S+)?$|^[\w.]+$/;
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];
