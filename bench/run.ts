@@ -14,13 +14,14 @@ import type { BenchRow } from "./types.js";
 const BENCHMARKS = ["calls", "overhead", "sandbox", "report", "webview", "memory", "lint", "agent-proxy"] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
-const USAGE = `npm run bench -- [--quick] [--only <names>] [--limit <n>] [--rounds <k>] [--runtimes pyodide,cpython]
+const USAGE = `npm run bench -- [--quick] [--only <names>] [--limit <n>] [--rounds <k>] [--runtimes pyodide,cpython,cpython-spawn]
   (no options)        every benchmark at full size; writes bench/results/latest.json
   --quick             smaller sizes (a smoke run of the harness); writes latest-partial.json
   --only <names>      some of: ${BENCHMARKS.join(", ")} (comma-separated); writes latest-partial.json
   --limit <n>         sandbox: the first n MBPP+ tasks (default all 378)
   --rounds <k>        sandbox: interleaved rounds (default 3)
-  --runtimes <list>   sandbox: pyodide and/or cpython (default both; cpython where its probe passes)
+  --runtimes <list>   sandbox: pyodide, cpython, cpython-spawn (default pyodide,cpython; cpython where its probe
+                      passes; cpython-spawn: the CPython runtime with each answer process spawned, no warm template)
   --help              this text
 The sandbox benchmark measures both runtimes against three CPython baselines (cold, warm, EvalPlus's structure) run
 by one interpreter binary, named in its output; it needs ../shared/data (MBPP+). Details: bench/README.md.`;
