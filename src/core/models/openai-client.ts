@@ -7,6 +7,7 @@
 import OpenAI, { APIError } from "openai";
 import { CancelledError, EndpointUnreachableError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
+import { DirectChat } from "./chat-post.js";
 import { createNodeFetch } from "./http-fetch.js";
 import { classifyFailure, errnoCode, retryDelayMs, unsupportedParameter, type Failure } from "./retry.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
@@ -51,6 +52,11 @@ export interface OpenAIClientOptions {
   neverAnsweredBudgetMs?: number;
   /** The budget above as a signal; tests inject one that fires on an event instead of time. */
   neverAnsweredDeadline?: () => AttemptDeadline;
+  /**
+   * false: non-streamed calls go through the SDK's own request pipeline too, instead of chat-post.ts (same bytes,
+   * answers and errors, more CPU per call). Default true; tests compare the two.
+   */
+  directCalls?: boolean;
 }
 
 export interface AttemptDeadline {
@@ -184,6 +190,7 @@ export function openAIEndpoint(options: Pick<OpenAIClientOptions, "baseURL" | "a
 export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const { baseURL, apiKey, endpoint, id } = openAIEndpoint(options);
   const timeoutMs = options.timeoutMs ?? 120_000;
+  const http = createNodeFetch();
   const sdk = new OpenAI({
     apiKey,
     baseURL,
@@ -193,13 +200,13 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     // The SDK logs to console at OPENAI_LOG levels; the core speaks only through our Logger.
     logLevel: "off",
     // node:http with keep-alive instead of undici's fetch: the same request, a fraction of the CPU per call (http-fetch.ts).
-    fetch: createNodeFetch().fetch,
+    fetch: http.fetch,
   });
   const retrier = new Retrier({
     id,
     endpoint,
     model: options.model,
-    wire: new WireExchange(sdk, options.stream ?? false),
+    wire: new WireExchange(sdk, options.stream ?? false, options.directCalls === false ? undefined : new DirectChat(sdk, http)),
     redaction: new Redaction(apiKey),
     timeoutMs,
     attempts: Math.max(0, options.maxRetries ?? 6) + 1,
@@ -260,6 +267,8 @@ class WireExchange {
   constructor(
     private readonly sdk: OpenAI,
     private readonly stream: boolean,
+    /** Non-streamed calls without the SDK's per-request work (chat-post.ts); absent: through the SDK. */
+    private readonly direct: DirectChat | undefined,
   ) {}
 
   async send(request: ChatRequest, signal: AbortSignal): Promise<Omit<ChatResponse, "latencyMs">> {
@@ -269,7 +278,8 @@ class WireExchange {
       delete body.max_tokens;
     }
     if (!this.stream) {
-      const raw: unknown = await this.sdk.chat.completions.create({ ...body, stream: false }, { signal });
+      // The same params object either way: create() posts it as is, and DirectChat as the SDK's encoder would.
+      const raw: unknown = this.direct ? await this.direct.create({ ...body, stream: false }, signal) : await this.sdk.chat.completions.create({ ...body, stream: false }, { signal });
       return fromWireCompletion(raw);
     }
     const chunks = await this.sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
