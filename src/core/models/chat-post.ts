@@ -30,16 +30,24 @@ const CHAT_PATH = "/chat/completions";
 
 export class DirectChat {
   private prepared: Prepared | undefined;
+  private preparing: Promise<Prepared> | undefined;
 
   constructor(
     private readonly sdk: OpenAI,
     private readonly http: Pick<NodeFetch, "post">,
   ) {}
 
-  /** The SDK's URL and headers for a chat completion (built by the SDK itself, once). */
-  private async prepare(): Promise<Prepared> {
-    const { req, url, timeout } = await this.sdk.buildRequest({ method: "post", path: CHAT_PATH, body: {}, stream: false, __security: { bearerAuth: true } }, { retryCount: 0 });
-    return (this.prepared = { url, headers: headerRecord(req.headers), timeoutMs: timeout });
+  /** The SDK's URL and headers for a chat completion (built by the SDK itself, once: the first wave of calls waits on one build). */
+  private prepare(): Promise<Prepared> {
+    this.preparing ??= this.sdk.buildRequest({ method: "post", path: CHAT_PATH, body: {}, stream: false, __security: { bearerAuth: true } }, { retryCount: 0 }).then(
+      ({ req, url, timeout }) => (this.prepared = { url, headers: headerRecord(req.headers), timeoutMs: timeout }),
+      (err: unknown) => {
+        // Not kept: the next call asks the SDK again.
+        this.preparing = undefined;
+        throw err;
+      },
+    );
+    return this.preparing;
   }
 
   /** The parsed answer of a non-streamed chat completion, or the error the SDK would have thrown. */
