@@ -4,9 +4,11 @@
  * has our own deadline covering the whole exchange (the SDK's timeout stops at the response headers, so a
  * stream that stalls after them would otherwise hang forever).
  */
+import { setMaxListeners } from "node:events";
 import OpenAI, { APIError } from "openai";
 import { CancelledError, EndpointUnreachableError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
+import { DirectChat } from "./chat-post.js";
 import { createNodeFetch } from "./http-fetch.js";
 import { classifyFailure, errnoCode, retryDelayMs, unsupportedParameter, type Failure } from "./retry.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
@@ -51,6 +53,11 @@ export interface OpenAIClientOptions {
   neverAnsweredBudgetMs?: number;
   /** The budget above as a signal; tests inject one that fires on an event instead of time. */
   neverAnsweredDeadline?: () => AttemptDeadline;
+  /**
+   * false: non-streamed calls go through the SDK's own request pipeline too, instead of chat-post.ts (same bytes,
+   * answers and errors, more CPU per call). Default true; tests compare the two.
+   */
+  directCalls?: boolean;
 }
 
 export interface AttemptDeadline {
@@ -65,6 +72,25 @@ function timerDeadline(timeoutMs: number, unref = false): AttemptDeadline {
   // The never-answered budget outlives single calls: it must not keep a finished or cancelled process alive.
   if (unref) timer.unref();
   return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+}
+
+/** The default deadline of an attempt: a timer that calls `onExpire` (no AbortController of its own per attempt). */
+function attemptTimer(timeoutMs: number, onExpire: () => void): () => void {
+  const timer = setTimeout(onExpire, timeoutMs);
+  return () => clearTimeout(timer);
+}
+
+/** An injected deadline (a signal) as an attempt's deadline: fired already, or when its signal fires. */
+function signalDeadline(make: (request: ChatRequest, attempt: number) => AttemptDeadline): RetrierConfig["deadline"] {
+  return (request, attempt, onExpire) => {
+    const deadline = make(request, attempt);
+    if (deadline.signal.aborted) onExpire();
+    else deadline.signal.addEventListener("abort", onExpire, { once: true });
+    return () => {
+      deadline.signal.removeEventListener("abort", onExpire);
+      deadline.dispose();
+    };
+  };
 }
 
 /** The default never-answered budget: under the 3 minutes a dead endpoint may cost, but never shorter than one attempt. */
@@ -184,6 +210,7 @@ export function openAIEndpoint(options: Pick<OpenAIClientOptions, "baseURL" | "a
 export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const { baseURL, apiKey, endpoint, id } = openAIEndpoint(options);
   const timeoutMs = options.timeoutMs ?? 120_000;
+  const http = createNodeFetch();
   const sdk = new OpenAI({
     apiKey,
     baseURL,
@@ -193,13 +220,13 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     // The SDK logs to console at OPENAI_LOG levels; the core speaks only through our Logger.
     logLevel: "off",
     // node:http with keep-alive instead of undici's fetch: the same request, a fraction of the CPU per call (http-fetch.ts).
-    fetch: createNodeFetch().fetch,
+    fetch: http.fetch,
   });
   const retrier = new Retrier({
     id,
     endpoint,
     model: options.model,
-    wire: new WireExchange(sdk, options.stream ?? false),
+    wire: new WireExchange(sdk, options.stream ?? false, options.directCalls === false ? undefined : new DirectChat(sdk, http)),
     redaction: new Redaction(apiKey),
     timeoutMs,
     attempts: Math.max(0, options.maxRetries ?? 6) + 1,
@@ -207,7 +234,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     logger: options.logger ?? silentLogger,
     sleep: options.sleep ?? abortableSleep,
     now: options.now ?? (() => performance.now()),
-    deadline: options.attemptDeadline ?? (() => timerDeadline(timeoutMs)),
+    deadline: options.attemptDeadline ? signalDeadline(options.attemptDeadline) : (_request, _attempt, onExpire) => attemptTimer(timeoutMs, onExpire),
     neverAnswered: options.neverAnsweredDeadline ?? (() => timerDeadline(options.neverAnsweredBudgetMs ?? neverAnsweredBudgetMs(timeoutMs), true)),
     // The placeholder sent to local servers is no key: a 401 then means "this server wants one".
     keyGiven: apiKey !== LOCAL_DUMMY_KEY,
@@ -260,6 +287,8 @@ class WireExchange {
   constructor(
     private readonly sdk: OpenAI,
     private readonly stream: boolean,
+    /** Non-streamed calls without the SDK's per-request work (chat-post.ts); absent: through the SDK. */
+    private readonly direct: DirectChat | undefined,
   ) {}
 
   async send(request: ChatRequest, signal: AbortSignal): Promise<Omit<ChatResponse, "latencyMs">> {
@@ -269,7 +298,8 @@ class WireExchange {
       delete body.max_tokens;
     }
     if (!this.stream) {
-      const raw: unknown = await this.sdk.chat.completions.create({ ...body, stream: false }, { signal });
+      // The same params object either way: create() posts it as is, and DirectChat as the SDK's encoder would.
+      const raw: unknown = this.direct ? await this.direct.create({ ...body, stream: false }, signal) : await this.sdk.chat.completions.create({ ...body, stream: false }, { signal });
       return fromWireCompletion(raw);
     }
     const chunks = await this.sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
@@ -293,7 +323,8 @@ interface RetrierConfig {
   logger: Logger;
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
   now: () => number;
-  deadline: (request: ChatRequest, attempt: number) => AttemptDeadline;
+  /** Starts an attempt's deadline, which calls `onExpire` when it passes; returns what stops it. */
+  deadline: (request: ChatRequest, attempt: number, onExpire: () => void) => () => void;
   /** Starts the never-answered budget (at the client's first attempt). */
   neverAnswered: () => AttemptDeadline;
   /** Whether a real API key was given (for the 401 hint). */
@@ -372,19 +403,27 @@ class Retrier {
     throw this.gaveUp(last);
   }
 
+  /**
+   * The never-answered budget. Every attempt in flight listens on it until the endpoint first answers, as many as the
+   * concurrency (each removes its listener when it ends): no bound fits, and the default one warned at 11.
+   */
+  private startBudget(): AttemptDeadline {
+    const budget = this.c.neverAnswered();
+    setMaxListeners(0, budget.signal);
+    return budget;
+  }
+
   /** One HTTP exchange under its own deadline; the timer and listener are gone before any backoff starts. */
   private async attempt(request: ChatRequest, n: number, userSignal: AbortSignal | undefined): Promise<Outcome> {
     const controller = new AbortController();
     let timedOut = false;
-    const deadline = this.c.deadline(request, n);
     const onDeadline = (): void => {
       timedOut = true;
       controller.abort();
     };
-    if (deadline.signal.aborted) onDeadline();
-    else deadline.signal.addEventListener("abort", onDeadline, { once: true });
+    const stopDeadline = this.c.deadline(request, n, onDeadline);
     // Until the endpoint has answered once, the never-answered budget ends an attempt too.
-    const budget = this.answered ? undefined : (this.budget ??= this.c.neverAnswered()).signal;
+    const budget = this.answered ? undefined : (this.budget ??= this.startBudget()).signal;
     if (budget?.aborted) onDeadline();
     else budget?.addEventListener("abort", onDeadline, { once: true });
     const onUserAbort = (): void => controller.abort();
@@ -397,9 +436,8 @@ class Retrier {
       if (userSignal?.aborted) throw new CancelledError();
       return { ok: false, failure: classifyFailure(error, timedOut), error };
     } finally {
-      deadline.signal.removeEventListener("abort", onDeadline);
+      stopDeadline();
       budget?.removeEventListener("abort", onDeadline);
-      deadline.dispose();
       userSignal?.removeEventListener("abort", onUserAbort);
     }
   }

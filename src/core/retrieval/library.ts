@@ -27,12 +27,21 @@ export interface ToolOutcome {
 const READ_FILE = "read_skill_file";
 
 export class SkillLibrary {
+  /** The skills this library was made with (a copy: the section, tools and name index are built from it). */
+  readonly skills: readonly Skill[];
   private readonly byName = new Map<string, Skill>();
   private index: MiniSearch<{ id: number; name: string; description: string; body: string }> | undefined;
   /** Each skill's files (names only: sizes would change load_skill's answer whenever a file is edited). */
   private readonly files = new Map<string, SkillFile[]>();
   /** Catalog mode with at least one skill that has files: read_skill_file is offered. */
   readonly readsFiles: boolean;
+  /**
+   * The system section and tool list are the same for every enabled request of a run: built once, on first use (the
+   * catalog's sort with localeCompare cost a few percent of the engine's CPU per call). A library is a snapshot of
+   * the skills it was made with (like `byName` and the file lists): a changed library is a new SkillLibrary.
+   */
+  private section: string | undefined;
+  private toolList: ToolDefinition[] | undefined;
 
   /**
    * `servedBody` (section ablation) replaces the body a load or search returns, while the catalog, the search index
@@ -40,11 +49,12 @@ export class SkillLibrary {
    * unchanged, so those requests are byte-identical and come from the response cache.
    */
   constructor(
-    readonly skills: readonly Skill[],
+    skills: readonly Skill[],
     readonly mode: RetrievalMode,
     readonly search: SearchOptions = DEFAULT_SEARCH,
     private readonly servedBody?: (skill: Skill) => string,
   ) {
+    this.skills = [...skills];
     for (const s of skills) this.byName.set(s.name, s);
     if (mode === "catalog") for (const s of skills) this.files.set(s.name, listSkillFiles(s.dir));
     this.readsFiles = [...this.files.values()].some((f) => f.length > 0);
@@ -52,6 +62,10 @@ export class SkillLibrary {
 
   /** The part of the system prompt that only the enabled condition gets. */
   systemSection(): string {
+    return (this.section ??= this.buildSection());
+  }
+
+  private buildSection(): string {
     if (this.mode === "catalog") {
       const lines = [...this.skills]
         .sort((a, b) => a.name.localeCompare(b.name))
@@ -72,7 +86,12 @@ export class SkillLibrary {
     ].join("\n");
   }
 
+  /** The tool definitions offered in the enabled condition; one frozen list per library, shared by every request. */
   tools(): ToolDefinition[] {
+    return (this.toolList ??= deepFreeze(this.buildTools()));
+  }
+
+  private buildTools(): ToolDefinition[] {
     if (this.mode === "catalog") {
       const load: ToolDefinition = {
         name: "load_skill",
@@ -183,6 +202,15 @@ export class SkillLibrary {
     }
     return this.index;
   }
+}
+
+/** Frozen all the way down: the same tool list goes into every request, so no caller may change it for the others. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function refuse(error: string): ToolOutcome {

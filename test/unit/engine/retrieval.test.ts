@@ -21,6 +21,25 @@ describe("catalog mode", () => {
     assert.ok(!section.includes("re.fullmatch"), "bodies are not in the catalogue");
   });
 
+  it("is a snapshot: the section and tools are built once from the skills it was made with", () => {
+    const given = [...skills];
+    const own = new SkillLibrary(given, "catalog");
+    const section = own.systemSection();
+    const tools = own.tools();
+    // The caller's array changing later changes nothing: every request of the run sees one library.
+    given.push(skill("zzz-added-later", "Added after the library was made.", "Body."));
+    given.reverse();
+    assert.equal(own.systemSection(), section);
+    assert.equal(own.skills.length, skills.length);
+    assert.ok(!own.execute({ id: "c", name: "load_skill", arguments: JSON.stringify({ name: "zzz-added-later" }) }).retrieved.length);
+    // One tool list shared by every request, so nobody may change it for the others.
+    assert.equal(own.tools(), tools);
+    assert.throws(() => (tools as unknown[]).push({}), TypeError);
+    assert.throws(() => ((tools[0]!.parameters as { required: string[] }).required as unknown[]).push("x"), TypeError);
+    // A new library over the changed list sees the change.
+    assert.ok(new SkillLibrary(given, "catalog").systemSection().includes("- zzz-added-later:"));
+  });
+
   it("offers exactly one tool, load_skill(name)", () => {
     const tools = lib.tools();
     assert.equal(tools.length, 1);

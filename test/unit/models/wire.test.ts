@@ -2,7 +2,7 @@
 // split or repeated differently (vLLM, llama.cpp, Ollama), missing ids and usage, odd bodies.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fromWireCompletion, MalformedResponseError, StreamAccumulator, toWireBody, TruncatedStreamError } from "../../../src/core/models/wire.js";
+import { fromWireCompletion, MalformedResponseError, StreamAccumulator, toWireBody, TruncatedStreamError, WireCompletionSchema } from "../../../src/core/models/wire.js";
 
 const chunk = (delta: unknown, finish: string | null = null): unknown => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
 
@@ -86,5 +86,61 @@ describe("fromWireCompletion", () => {
     for (const bad of [null, "text", {}, { choices: [] }, { choices: [{}] }, { choices: [{ message: { content: 3 } }] }]) {
       assert.throws(() => fromWireCompletion(bad), MalformedResponseError, JSON.stringify(bad));
     }
+  });
+
+  it("accepts exactly what the schema accepts, and reads it the same (the check without zod)", () => {
+    const base = {
+      id: "x",
+      choices: [
+        { index: 0, message: { role: "assistant", content: "hi", tool_calls: [{ id: "c1", type: "function", function: { name: "load_skill", arguments: "{}" } }] }, finish_reason: "stop" },
+        { index: 1, message: { content: null }, finish_reason: null },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 4 },
+    };
+    const odd: unknown[] = [undefined, null, "s", "", 0, 1.5, NaN, Infinity, -Infinity, true, [], [1], {}, { a: 1 }];
+    // Every field the schema looks at, replaced by every odd value (and removed).
+    const paths = [
+      ["choices"],
+      ["usage"],
+      ["usage", "prompt_tokens"],
+      ["usage", "completion_tokens"],
+      ["choices", 0],
+      ["choices", 1],
+      ["choices", 0, "message"],
+      ["choices", 0, "finish_reason"],
+      ["choices", 1, "finish_reason"],
+      ["choices", 0, "message", "content"],
+      ["choices", 1, "message", "content"],
+      ["choices", 0, "message", "tool_calls"],
+      ["choices", 0, "message", "tool_calls", 0],
+      ["choices", 0, "message", "tool_calls", 0, "id"],
+      ["choices", 0, "message", "tool_calls", 0, "type"],
+      ["choices", 0, "message", "tool_calls", 0, "function"],
+      ["choices", 0, "message", "tool_calls", 0, "function", "name"],
+      ["choices", 0, "message", "tool_calls", 0, "function", "arguments"],
+    ];
+    const variants: unknown[] = [base, [base], { choices: [] }];
+    for (const p of paths) {
+      for (const value of [...odd, "delete"]) {
+        const copy = structuredClone(base) as Record<string | number, unknown>;
+        let at: Record<string | number, unknown> = copy;
+        for (const key of p.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
+        if (value === "delete") delete at[p.at(-1)!];
+        else at[p.at(-1)!] = value;
+        variants.push(copy);
+      }
+    }
+    let accepted = 0;
+    for (const v of variants) {
+      const parsed = WireCompletionSchema.safeParse(v);
+      if (!parsed.success) {
+        assert.throws(() => fromWireCompletion(v), MalformedResponseError, JSON.stringify(v));
+        continue;
+      }
+      accepted++;
+      // The schema's output has only the fields it knows: reading the raw body must give the same answer.
+      assert.deepEqual(fromWireCompletion(v), fromWireCompletion(parsed.data), JSON.stringify(v));
+    }
+    assert.ok(accepted > 20 && accepted < variants.length - 20, `${accepted} of ${variants.length} accepted`);
   });
 });
