@@ -1,15 +1,22 @@
 /**
  * In-host module of event-loop.test.ts: the CPU time of the host's longest stretch of its own work between two turns
- * of its event loop (ownCpuMonitor; perf_hooks.monitorEventLoopDelay printed beside it) while the extension
- * evaluates: the fixture's python task set (the sandbox starts, computes expected outputs and checks every answer)
- * and then its math task set. The monitor starts after
- * the extension is activated and the key is set, so code-server's startup is not in the numbers.
+ * of its event loop (ownCpuMonitor; perf_hooks.monitorEventLoopDelay printed beside it) around four things the
+ * extension does, each measured alone:
+ * - python: an evaluation of the fixture's python task set (the sandbox starts, computes expected outputs and checks
+ *   every answer);
+ * - math: an evaluation of its math task set;
+ * - report: Open Report on the finished math run, from the command until the webview tells the host it rendered the
+ *   report (the panel is made, the host builds the report from the run file and posts it, the page renders it);
+ * - ablation: Find What Harms on the harmful example skill (the ablation fixture, evaluated first, unmeasured): the
+ *   plan, the ablation in the engine process, the stored section results and the report it opens.
+ * The monitor starts after the extension is activated and the key is set, so code-server's startup is not in the
+ * numbers.
  */
 import * as vscode from "vscode";
 import { Session } from "node:inspector";
 import { readFileSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
-import { hostConfig, reportFacts, serverCalls } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -18,6 +25,8 @@ interface HostConfig {
   pythonTaskSetFile: string;
   controlUrl: string;
   apiKey: string;
+  /** The Find What Harms workspace (support/ablation-fixture.ts), with a scripted server of its own. */
+  ablation: { skillFile: string; taskSetFile: string; baseUrl: string; controlUrl: string };
   /** Write a CPU profile of the extension host per evaluation here (<name>.cpuprofile), to see what held the loop. */
   profileDir?: string;
 }
@@ -61,17 +70,18 @@ function ownCpuMonitor(turnMs = 10): () => { maxMs: number; turns: number } {
   };
 }
 
-/** One evaluation (as evaluate-on-save runs it: no report panel) with the monitors running around it alone. */
-async function measured(name: string, taskSet: string): Promise<Record<string, unknown>> {
+/**
+ * Runs `action` with the monitors running around it alone; `controlUrl` is the scripted server whose calls it makes.
+ * The action's facts come back beside the monitors' numbers.
+ */
+async function measured(name: string, controlUrl: string, action: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
   const profiler = config.profileDir ? await startProfile() : undefined;
-  const before = await serverCalls(config.controlUrl);
+  const before = await serverCalls(controlUrl);
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
   const own = ownCpuMonitor();
   const cpu = process.cpuUsage();
-  const outcome = (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", vscode.Uri.file(config.skillFile), { taskSet, model: "scripted-model", background: true })) as
-    | { runFile: string; cancelled: boolean; view?: { headline: { n: number } } }
-    | undefined;
+  const outcome = await action();
   h.disable();
   const ownDelay = own();
   const used = process.cpuUsage(cpu);
@@ -80,10 +90,57 @@ async function measured(name: string, taskSet: string): Promise<Record<string, u
     ...summary(h),
     own: ownDelay,
     hostCpuMs: Math.round((used.user + used.system) / 1000),
-    calls: (await serverCalls(config.controlUrl)) - before,
-    cancelled: outcome?.cancelled ?? null,
-    n: outcome?.view?.headline.n ?? null,
+    calls: (await serverCalls(controlUrl)) - before,
+    ...outcome,
   };
+}
+
+type EvaluateOutcome = { runFile: string; cancelled: boolean; view?: { headline: { n: number } } } | undefined;
+
+/** One evaluation, as evaluate-on-save runs it: no report panel. */
+async function evaluate(skillFile: string, taskSet: string): Promise<EvaluateOutcome> {
+  return (await vscode.commands.executeCommand("skillFollowing.evaluateSkill", vscode.Uri.file(skillFile), { taskSet, model: "scripted-model", background: true })) as EvaluateOutcome;
+}
+
+/** An evaluation measured: whether it finished, its run file and how many tasks it paired. */
+function measuredEvaluation(name: string, taskSet: string): Promise<Record<string, unknown>> {
+  return measured(name, config.controlUrl, async () => {
+    const outcome = await evaluate(config.skillFile, taskSet);
+    return { cancelled: outcome?.cancelled ?? null, n: outcome?.view?.headline.n ?? null, runFile: outcome?.runFile ?? null };
+  });
+}
+
+interface Rendered {
+  skills: number;
+  harmed: number;
+  rescued: number;
+  ms: number;
+}
+interface OpenedPanel {
+  lastRendered?: Rendered;
+  onDidRender(cb: (m: Rendered) => void): { dispose(): void };
+}
+
+/**
+ * Open Report on a finished run, until its webview has rendered: the command makes the panel, reads the run file,
+ * builds the report and posts it; the page renders it and answers "rendered", which is the last of the first render
+ * the host can see. The wait subscribes before the command runs, so an answer that comes before it returns counts.
+ */
+async function openReportUntilRendered(runFile: string): Promise<Record<string, unknown>> {
+  const api = vscode.extensions.getExtension<{ services: { reports: { onDidOpen: vscode.Event<OpenedPanel> } } }>("skill-following.skill-following")?.exports;
+  if (!api) throw new Error("the extension's API is missing");
+  let sub: { dispose(): void } | undefined;
+  const rendered = new Promise<Rendered>((resolve) => {
+    const opened = api.services.reports.onDidOpen((panel) => {
+      opened.dispose();
+      sub = panel.onDidRender(resolve);
+    });
+  });
+  const panel = (await vscode.commands.executeCommand("skillFollowing.openReport", [runFile])) as OpenedPanel | undefined;
+  if (!panel) throw new Error("Open Report returned no panel (see the log)");
+  const first = await rendered;
+  sub?.dispose();
+  return { rendered: { skills: first.skills, harmed: first.harmed, rescued: first.rescued, pageMs: first.ms } };
 }
 
 /** Starts the V8 profiler of this process; the returned function stops it and gives the profile. */
@@ -104,20 +161,43 @@ async function startProfile(): Promise<() => Promise<unknown>> {
 
 async function body(): Promise<void> {
   steps.push("activate");
-  const ext = vscode.extensions.getExtension("skill-following.skill-following");
+  const ext = vscode.extensions.getExtension<{ services: { config: { get(): { baseUrl: string } } } }>("skill-following.skill-following");
   if (!ext) throw new Error("extension skill-following.skill-following not found");
-  await ext.activate();
+  const api = await ext.activate();
   steps.push("set key");
   facts.setKey = await vscode.commands.executeCommand("skillFollowing.setApiKey", config.apiKey);
   // The host's first fetch makes VS Code's proxy agent read the system certificates (over 100 ms of the host's CPU):
   // the test's own reads of the server's count come after that, never inside a measured window.
   await serverCalls(config.controlUrl);
+  await serverCalls(config.ablation.controlUrl);
   steps.push("python evaluation");
-  facts.python = await measured("python", config.pythonTaskSetFile);
+  facts.python = await measuredEvaluation("python", config.pythonTaskSetFile);
   steps.push("math evaluation");
-  facts.math = await measured("math", config.taskSetFile);
+  const math = await measuredEvaluation("math", config.taskSetFile);
+  facts.math = math;
+
+  steps.push("report");
+  if (typeof math.runFile !== "string") throw new Error("the math evaluation left no run file");
+  const runFile = math.runFile;
+  facts.report = await measured("report", config.controlUrl, () => openReportUntilRendered(runFile));
+
+  steps.push("evaluate the ablation fixture's skill (not measured)");
+  // The ablation fixture's model is a server of its own: the workspace's endpoint setting now names it.
+  await vscode.workspace.getConfiguration("skillFollowing").update("baseUrl", config.ablation.baseUrl, vscode.ConfigurationTarget.Workspace);
+  await waitFor("the extension to see the ablation server's URL", () => api.services.config.get().baseUrl === config.ablation.baseUrl);
+  const evaluated = await evaluate(config.ablation.skillFile, config.ablation.taskSetFile);
+  if (!evaluated || evaluated.cancelled) throw new Error("the evaluation of the ablation fixture's skill did not finish (see the log)");
+
+  steps.push("find what harms");
+  facts.ablation = await measured("ablation", config.ablation.controlUrl, async () => {
+    const found = (await vscode.commands.executeCommand("skillFollowing.findWhatHarms", vscode.Uri.file(config.ablation.skillFile), { confirm: false })) as
+      | { cancelled: boolean; result?: { sections: unknown[] } }
+      | undefined;
+    if (!found) throw new Error("findWhatHarms returned nothing (see the log)");
+    return { cancelled: found.cancelled, sections: found.result?.sections.length ?? null };
+  });
 }
 
 export async function run(): Promise<void> {
-  await reportFacts(config.resultsFile, facts, body, steps, 240_000);
+  await reportFacts(config.resultsFile, facts, body, steps, 330_000);
 }
