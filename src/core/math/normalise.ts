@@ -38,8 +38,27 @@ const trimDots = (x: string) => {
   return x.slice(0, end);
 };
 
+/**
+ * Normal forms already computed. A task's reference is normalised at every grade of either condition (twice per
+ * grade: the empty-reference check and the comparison), so short strings are kept; the map is emptied when full.
+ */
+const normalised = new Map<string, string>();
+const MEMO_ENTRIES = 4096;
+const MEMO_CHARS = 256;
+
 /** The normalised string form of one answer (no structure splitting). Idempotent. */
 export function normaliseMathAnswer(input: string): string {
+  if (input.length > MEMO_CHARS) return normaliseUncached(input);
+  let out = normalised.get(input);
+  if (out === undefined) {
+    out = normaliseUncached(input);
+    if (normalised.size >= MEMO_ENTRIES) normalised.clear();
+    normalised.set(input, out);
+  }
+  return out;
+}
+
+function normaliseUncached(input: string): string {
   let s = input.trim();
   // `10,\!080` / `10{,}080` mark a thousands separator explicitly, even with spaces around it.
   const markedThousands = /,\s*\\!|\{,\}/.test(s);

@@ -18,6 +18,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type OpenAI } from "openai";
 import { headerRecord, type NodeFetch, type PostAnswer } from "./http-fetch.js";
+import type { Abortable } from "./tripwire.js";
 
 /** The SDK's request, fixed per client: where it goes, its headers and the first-byte limit. */
 interface Prepared {
@@ -51,7 +52,7 @@ export class DirectChat {
   }
 
   /** The parsed answer of a non-streamed chat completion, or the error the SDK would have thrown. */
-  async create(params: object, signal: AbortSignal): Promise<unknown> {
+  async create(params: object, signal: Abortable): Promise<unknown> {
     const prepared = this.prepared ?? (await this.prepare());
     if (signal.aborted) throw new APIUserAbortError();
     let expired = false;
@@ -78,7 +79,7 @@ export class DirectChat {
 }
 
 /** A failure before the response headers, as the SDK's makeRequest turns it into its errors (retries off). */
-function connectionFailure(err: unknown, signal: AbortSignal, expired: boolean): APIError {
+function connectionFailure(err: unknown, signal: Abortable, expired: boolean): APIError {
   if (signal.aborted) return new APIUserAbortError();
   const error = castToError(err);
   const cause: unknown = (error as { cause?: unknown }).cause;

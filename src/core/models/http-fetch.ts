@@ -21,7 +21,9 @@
 import http from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
+import { urlToHttpOptions } from "node:url";
 import zlib from "node:zlib";
+import type { Abortable } from "./tripwire.js";
 
 const IDLE_SOCKET_MS = 4_000;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -33,7 +35,7 @@ export interface NodeFetch {
    * accept-encoding are added here); rejects as `fetch` does. A redirect is answered through `fetch`, which
    * follows it.
    */
-  post(url: string, headers: Readonly<Record<string, string>>, body: string, signal: AbortSignal | undefined, firstByte?: FirstByteLimit): Promise<PostAnswer>;
+  post(url: string, headers: Readonly<Record<string, string>>, body: string, signal: Abortable | undefined, firstByte?: FirstByteLimit): Promise<PostAnswer>;
   /** Closes idle kept-alive sockets (a client is usually kept for the process's life; tests call this). */
   close(): void;
 }
@@ -55,7 +57,7 @@ export interface PostAnswer {
   text(): Promise<string>;
 }
 
-function abortReason(signal: AbortSignal): unknown {
+function abortReason(signal: Abortable): unknown {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
@@ -88,7 +90,7 @@ function decoded(res: http.IncomingMessage): Readable {
  * Feeds the body's chunks to `sink` and ends it once; a broken connection fails it the way undici does
  * (`terminated`), an abort with the signal's reason.
  */
-function readBody(res: http.IncomingMessage, signal: AbortSignal | undefined, sink: { chunk(c: Buffer): void; end(): void; fail(err: unknown): void }): () => void {
+function readBody(res: http.IncomingMessage, signal: Abortable | undefined, sink: { chunk(c: Buffer): void; end(): void; fail(err: unknown): void }): () => void {
   const source = decoded(res);
   let done = false;
   const fail = (err: unknown) => {
@@ -135,7 +137,7 @@ function bodyStream(res: http.IncomingMessage, signal: AbortSignal | undefined):
 const utf8 = new TextDecoder();
 
 /** The body read whole, as text. */
-function bodyText(res: http.IncomingMessage, signal: AbortSignal | undefined): Promise<string> {
+function bodyText(res: http.IncomingMessage, signal: Abortable | undefined): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     readBody(res, signal, {
@@ -157,17 +159,33 @@ interface Exchange {
   cleanup: () => void;
 }
 
+/**
+ * A URL and the request options node:http makes of it (what `http.request(url, …)` does per call), kept for the
+ * few URLs a client posts to: every call of a client goes to the same one.
+ */
+const targets = new Map<string, { url: URL; options: http.RequestOptions }>();
+function target(href: string): { url: URL; options: http.RequestOptions } {
+  let t = targets.get(href);
+  if (!t) {
+    const url = new URL(href);
+    if (targets.size >= 64) targets.clear();
+    t = { url, options: urlToHttpOptions(url) };
+    targets.set(href, t);
+  }
+  return t;
+}
+
 /** One request, redirects not followed: the response head, or fetch's errors. */
-function exchange(agents: Agents, input: string | URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: AbortSignal | undefined, firstByte?: FirstByteLimit): Promise<Exchange> {
+function exchange(agents: Agents, input: string | URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, signal: Abortable | undefined, firstByte?: FirstByteLimit): Promise<Exchange> {
   const startedAt = performance.now();
   return new Promise<Exchange>((resolve, reject) => {
-    const url = new URL(typeof input === "string" ? input : input.href);
+    const { url, options } = target(typeof input === "string" ? input : input.href);
     if (signal?.aborted) return reject(abortReason(signal));
     const agent = url.protocol === "https:" ? agents["https:"] : url.protocol === "http:" ? agents["http:"] : undefined;
     if (!agent) return reject(new TypeError("fetch failed", { cause: new Error(`unsupported protocol ${url.protocol}`) }));
     const lib = url.protocol === "https:" ? https : http;
     let settled = false;
-    const req = lib.request(url, { method, headers, agent });
+    const req = lib.request({ ...options, method, headers, agent });
     const onAbort = () => req.destroy(abortReason(signal!) as Error);
     signal?.addEventListener("abort", onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
@@ -266,7 +284,7 @@ export function createNodeFetch(): NodeFetch {
     });
   };
 
-  const post = async (url: string, headers: Readonly<Record<string, string>>, body: string, signal: AbortSignal | undefined, firstByte?: FirstByteLimit): Promise<PostAnswer> => {
+  const post = async (url: string, headers: Readonly<Record<string, string>>, body: string, signal: Abortable | undefined, firstByte?: FirstByteLimit): Promise<PostAnswer> => {
     const ex = await exchange(agents, url, "POST", withBodyHeaders(headers, body), body, signal, firstByte);
     const { res } = ex;
     if (isRedirect(res)) return fromResponse(await followWithin(ex, headers, body, signal, firstByte));
@@ -290,12 +308,15 @@ export function createNodeFetch(): NodeFetch {
    * A redirected POST goes on through fetch (rare: the cost does not matter), still under what is left of the
    * first-byte limit, which covers the whole chain as the SDK's timeout covers its fetch call.
    */
-  const followWithin = (ex: Exchange, headers: Readonly<Record<string, string>>, body: string, signal: AbortSignal | undefined, firstByte: FirstByteLimit | undefined): Promise<Response> => {
+  const followWithin = (ex: Exchange, headers: Readonly<Record<string, string>>, body: string, signal: Abortable | undefined, firstByte: FirstByteLimit | undefined): Promise<Response> => {
     const init: RequestInit = { method: "POST", headers: { ...headers }, body };
-    if (!firstByte) return follow(ex, signal ? { ...init, signal } : init, 0);
+    if (!firstByte && !signal) return follow(ex, init, 0);
+    // fetch wants an AbortSignal: one that follows the caller's (a Tripwire or a signal), with the same reason.
     const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    if (!firstByte) return follow(ex, { ...init, signal: controller.signal }, 0);
     const timer = setTimeout(() => {
       firstByte.onExpire();
       controller.abort();

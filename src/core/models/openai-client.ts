@@ -9,6 +9,7 @@ import OpenAI, { APIError } from "openai";
 import { CancelledError, EndpointUnreachableError, ModelConfigError, ModelRequestError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { DirectChat } from "./chat-post.js";
+import { Tripwire } from "./tripwire.js";
 import { createNodeFetch } from "./http-fetch.js";
 import { classifyFailure, errnoCode, retryDelayMs, unsupportedParameter, type Failure } from "./retry.js";
 import type { CallOptions, ChatRequest, ChatResponse, ModelClient } from "./types.js";
@@ -291,7 +292,7 @@ class WireExchange {
     private readonly direct: DirectChat | undefined,
   ) {}
 
-  async send(request: ChatRequest, signal: AbortSignal): Promise<Omit<ChatResponse, "latencyMs">> {
+  async send(request: ChatRequest, trip: Tripwire): Promise<Omit<ChatResponse, "latencyMs">> {
     const body = toWireBody(request);
     if (this.completionTokensParam && body.max_tokens !== undefined) {
       body.max_completion_tokens = body.max_tokens;
@@ -299,10 +300,10 @@ class WireExchange {
     }
     if (!this.stream) {
       // The same params object either way: create() posts it as is, and DirectChat as the SDK's encoder would.
-      const raw: unknown = this.direct ? await this.direct.create({ ...body, stream: false }, signal) : await this.sdk.chat.completions.create({ ...body, stream: false }, { signal });
+      const raw: unknown = this.direct ? await this.direct.create({ ...body, stream: false }, trip) : await this.sdk.chat.completions.create({ ...body, stream: false }, { signal: trip.signal });
       return fromWireCompletion(raw);
     }
-    const chunks = await this.sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+    const chunks = await this.sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: trip.signal });
     const acc = new StreamAccumulator();
     for await (const chunk of chunks) acc.add(chunk);
     return acc.finish();
@@ -415,22 +416,22 @@ class Retrier {
 
   /** One HTTP exchange under its own deadline; the timer and listener are gone before any backoff starts. */
   private async attempt(request: ChatRequest, n: number, userSignal: AbortSignal | undefined): Promise<Outcome> {
-    const controller = new AbortController();
+    const trip = new Tripwire();
     let timedOut = false;
     const onDeadline = (): void => {
       timedOut = true;
-      controller.abort();
+      trip.abort();
     };
     const stopDeadline = this.c.deadline(request, n, onDeadline);
     // Until the endpoint has answered once, the never-answered budget ends an attempt too.
     const budget = this.answered ? undefined : (this.budget ??= this.startBudget()).signal;
     if (budget?.aborted) onDeadline();
     else budget?.addEventListener("abort", onDeadline, { once: true });
-    const onUserAbort = (): void => controller.abort();
+    const onUserAbort = (): void => trip.abort();
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
     const started = this.c.now();
     try {
-      const result = await this.c.wire.send(request, controller.signal);
+      const result = await this.c.wire.send(request, trip);
       return { ok: true, response: { ...result, latencyMs: Math.round(this.c.now() - started), attempts: n } };
     } catch (error) {
       if (userSignal?.aborted) throw new CancelledError();
