@@ -344,6 +344,40 @@ const SILENT: ReadonlySet<Failure["kind"]> = new Set(["timeout", "connection", "
  */
 export const SILENT_ATTEMPTS_TO_TRIP = 3;
 
+/**
+ * One listener per caller's signal, however many attempts are in flight under it: an evaluation's calls share one
+ * signal, and an abort listener added and removed per attempt was a measurable share of the CPU per call
+ * (bench/README.md, "Engine CPU per call").
+ */
+class CancelFanout {
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Tripwire>>();
+
+  /** Aborts `trip` when `signal` aborts (at once if it has); returns what stops watching. */
+  watch(signal: AbortSignal, trip: Tripwire): () => void {
+    if (signal.aborted) {
+      trip.abort();
+      return () => undefined;
+    }
+    let trips = this.bySignal.get(signal);
+    if (!trips) {
+      const set = new Set<Tripwire>();
+      trips = set;
+      this.bySignal.set(signal, set);
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const t of [...set]) t.abort();
+          set.clear();
+        },
+        { once: true },
+      );
+    }
+    const set = trips;
+    set.add(trip);
+    return () => void set.delete(trip);
+  }
+}
+
 /** The one retry layer: attempts under their own deadline, backoff honouring Retry-After, typed final errors. */
 class Retrier {
   readonly id: string;
@@ -355,6 +389,8 @@ class Retrier {
   private tripped: EndpointUnreachableError | undefined;
   /** Runs from the first attempt until the endpoint answers: once spent, a silent attempt trips the breaker. */
   private budget: AttemptDeadline | undefined;
+  /** The caller's cancellation reaches every attempt in flight under it. */
+  private readonly cancels = new CancelFanout();
 
   constructor(private readonly c: RetrierConfig) {
     this.id = c.id;
@@ -427,8 +463,7 @@ class Retrier {
     const budget = this.answered ? undefined : (this.budget ??= this.startBudget()).signal;
     if (budget?.aborted) onDeadline();
     else budget?.addEventListener("abort", onDeadline, { once: true });
-    const onUserAbort = (): void => trip.abort();
-    userSignal?.addEventListener("abort", onUserAbort, { once: true });
+    const unwatch = userSignal ? this.cancels.watch(userSignal, trip) : undefined;
     const started = this.c.now();
     try {
       const result = await this.c.wire.send(request, trip);
@@ -439,7 +474,7 @@ class Retrier {
     } finally {
       stopDeadline();
       budget?.removeEventListener("abort", onDeadline);
-      userSignal?.removeEventListener("abort", onUserAbort);
+      unwatch?.();
     }
   }
 
