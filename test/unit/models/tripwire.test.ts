@@ -83,7 +83,7 @@ describe("a caller's cancel through the client (one listener on its signal for e
         let hungUp = 0;
         const three = new Promise<void>((resolve) => server.onEvent((e) => e.type === "request" && ++requests === 4 && resolve()));
         const gone = new Promise<void>((resolve) => server.onEvent((e) => e.type === "aborted" && ++hungUp === 3 && resolve()));
-        const ask = (text: string, signal: AbortSignal) => client.complete({ model: "scripted-model", messages: [{ role: "user", content: text }] }, { signal });
+        const ask = (text: string, signal: AbortSignal) => client.complete({ model: "scripted-model", messages: [{ role: "user", content: text }] }, { signal, sampleIndex: 0 });
         const calls = ["a", "b", "c"].map((t) => ask(t, controller.signal).then(() => "answered", (e: unknown) => e));
         // A call under another signal is not touched by this cancel.
         let dSettled = false;
