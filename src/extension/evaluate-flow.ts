@@ -190,9 +190,17 @@ function ownEvalsOf(skill: Skill): Pick<EvaluateOptions, "ownEvals"> {
 /** With skillFollowing.evaluateOnSave, saving an evaluated SKILL.md re-evaluates it (cache makes it incremental). */
 export function registerEvaluateOnSave(svc: Services): vscode.Disposable {
   return vscode.workspace.onDidSaveTextDocument(async (doc) => {
-    if (!isSkillDocument(doc) || !svc.config.get().evaluateOnSave || svc.runner.running) return;
+    if (!isSkillDocument(doc) || !svc.config.get().evaluateOnSave) return;
+    // Said in the log, so a save that did not re-evaluate is not a mystery.
+    if (svc.runner.running) {
+      svc.logger.info(`${doc.uri.fsPath} saved: not re-evaluated, an evaluation is running (evaluate again when it ends)`);
+      return;
+    }
     const last = svc.results.get(doc.uri.fsPath);
-    if (!last) return;
+    if (!last) {
+      svc.logger.info(`${doc.uri.fsPath} saved: not re-evaluated, it has no evaluation yet to repeat (evaluate it once first)`);
+      return;
+    }
     svc.logger.info(`${doc.uri.fsPath} saved: re-evaluating (only changed model calls are re-issued)`);
     try {
       await evaluateSkill(svc, doc.uri, { taskSet: last.taskSetFile, model: last.model, background: true });

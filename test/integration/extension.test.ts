@@ -91,7 +91,9 @@ describe("extension in code-server's extension host", { skip: skip ?? false, tim
       facts = JSON.parse(readFileSync(resultsFile, "utf8")) as Facts;
       return;
     }
-    server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "integration-code-server.log") });
+    // Saves are the suite's to make: code-server (a web VS Code) would save an edited SKILL.md by itself after 1 s,
+    // and on a loaded machine that came before the suite turned evaluate-on-save on, so its own save was a no-op.
+    server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "integration-code-server.log"), settings: { "files.autoSave": "off" } });
     facts = (await runInExtensionHost({ server, workspace, testsModule, resultsFile, timeoutMs: 360_000 })) as Facts;
   });
 

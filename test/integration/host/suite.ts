@@ -166,7 +166,14 @@ async function body(): Promise<void> {
   // The setting reaches the extension host by an event that can come after update() resolves (seen under load).
   const svcConfig = (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config;
   await waitFor("the extension to see evaluateOnSave", () => svcConfig.get().evaluateOnSave);
-  await doc.save();
+  // Saving a document that is not dirty does nothing: no save event, no re-evaluation, and the wait below would hang.
+  // (code-server, as any web VS Code, saves after 1 s by default; extension.test.ts turns files.autoSave off.)
+  if (!doc.isDirty) throw new Error("SKILL.md was saved before this step (is files.autoSave on?): the save below would be a no-op");
+  let sawSave = 0;
+  const saveSub = vscode.workspace.onDidSaveTextDocument((d) => d.uri.toString() === doc.uri.toString() && sawSave++);
+  facts.saveOnSave = { saved: await doc.save(), running: api.services.runner.running };
+  await waitFor("the save event", () => sawSave > 0);
+  saveSub.dispose();
   // The module's budget (reportFacts) bounds a save that never finishes, and names this step.
   await finished;
   // Results are stored right after the run finishes; wait for the lens to pick them up.
