@@ -121,7 +121,11 @@ describe("a stranger's first run: Try the Example from the installed extension",
       await pick(page, "scripted-model");
       // Each evaluation writes its own run file; when it finishes, the skill's open report shows that run (one tab per
       // skill, not one per evaluation), so its run line carries the new run's creation time.
-      const newest = await until(page, `the run file of evaluation ${i + 2} written`, () => runFiles()[i + 1], 480, 250);
+      // Its header line complete, not just the file created (the header is written right after the create).
+      const newest = await until(page, `the run file of evaluation ${i + 2} written`, () => {
+        const f = runFiles()[i + 1];
+        return f && readFileSync(f, "utf8").includes("\n") ? f : undefined;
+      }, 480, 250);
       const header = JSON.parse(readFileSync(newest, "utf8").split("\n")[0]!) as { createdAt: string };
       await reportFrame(page, ".runs", header.createdAt, 120_000);
     }
