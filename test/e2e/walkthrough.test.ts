@@ -98,6 +98,8 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
 
   it("Set API Key from the palette, with the toast gone, resumes the setup: the model list, the URL saved, the step ticked", async () => {
     await palette(page, "Notifications: Clear All Notifications");
+    // "With the toast gone": the 401 toast has left the page before the key is set from the palette.
+    await page.locator(".notifications-toasts .notification-toast", { hasText: "needs an API key" }).waitFor({ state: "detached", timeout: 30_000 });
     await palette(page, "Skill Following: Set API Key");
     const input = page.locator(".quick-input-widget input");
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "API key" }).waitFor({ timeout: 30_000 });
