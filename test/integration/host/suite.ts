@@ -171,7 +171,7 @@ async function body(): Promise<void> {
   if (!doc.isDirty) throw new Error("SKILL.md was saved before this step (is files.autoSave on?): the save below would be a no-op");
   let sawSave = 0;
   const saveSub = vscode.workspace.onDidSaveTextDocument((d) => d.uri.toString() === doc.uri.toString() && sawSave++);
-  facts.saveOnSave = { saved: await doc.save(), running: api.services.runner.running };
+  await doc.save();
   await waitFor("the save event", () => sawSave > 0);
   saveSub.dispose();
   // The module's budget (reportFacts) bounds a save that never finishes, and names this step.
