@@ -13,7 +13,7 @@
  * `ctl` is a JS object: arm(ms), disarm(), expired(), raw_exceeded(), send(line).
  */
 export const HARNESS_PY = String.raw`
-import sys, os, io, json, time, copy, math, re, posix, base64, hashlib, itertools, reprlib, random, collections, operator
+import sys, os, io, json, time, copy, math, re, posix, base64, hashlib, itertools, reprlib, random, collections, operator, pickle
 
 sys.set_int_max_str_digits(0)
 
@@ -202,31 +202,57 @@ def _sf_canon(x, depth=0):
         return repr(bytes(x))
     return "<%s #%r>" % (getattr(t, "__qualname__", "object"), random.random())
 
-_SF_PLAIN = {str, int}
+_SF_REPR_TYPES = {str, int, float, bool}
+# repr writes a float as its canonical text unless the float is integral (C(1.0) is "1"), infinite or NaN, and in repr's
+# text exactly those are written "….0" (fixed notation), with an "e+" exponent (1e16 and up, all integral), or as
+# "inf"/"nan". A str that holds such text only sends its chunk down the slow path.
+_SF_NOT_CANON_FLOAT = re.compile(r"\.0(?![0-9])|e\+|inf|nan")
+
+def _sf_pickled(chunk):
+    """A chunk of str, or of tuples of str, as pickle bytes without the memo: the bytes depend on the values alone (two
+    equal strs are written alike whether or not they are one object), and pickle writes them at C speed."""
+    buf = io.BytesIO()
+    p = pickle.Pickler(buf, protocol=5)
+    p.fast = True
+    p.dump(chunk)
+    return buf.getvalue()
+
+def _sf_repr_text(chunk, types, items):
+    """C(item) of every item of a chunk joined by ", ", written by repr, when repr writes every item canonically (types:
+    the exact types of the scalars, items: those scalars); else None."""
+    if not types <= _SF_REPR_TYPES or (bool in types and str in types):
+        return None
+    if int in types and max(i.bit_length() for i in items if type(i) is int) > _SF_HEX_BITS:
+        return None
+    text = ", ".join(map(repr, chunk))
+    if float in types and _SF_NOT_CANON_FLOAT.search(text):
+        return None
+    if bool in types:
+        text = text.replace("True", "1").replace("False", "0")
+    return text
 
 def _sf_chunk_text(chunk):
     """C(item) of every item of a chunk, joined by ", ", at C speed where the items' exact types allow it.
 
-    A chunk of str, or of tuples of str, goes through the C JSON encoder after a NUL marker (NUL never occurs in any
-    other canonical text: repr and JSON escape it). Equal values take the same path, because only a str equals a str
-    (a subclass is not str here, and its canonical form never equals anything); a list where a tuple is due never takes
-    the tuple path, so JSON writing both as arrays cannot make them equal. Chunks of int and str mixes, and tuples of
-    them, are already their canonical text under repr.
+    A chunk of str, or of tuples of str, is pickled (without the memo) after a NUL marker: NUL never occurs in any
+    other canonical text (repr escapes it), and a pickle ends itself, so the digested bytes still say where each chunk
+    ends. Equal values take the same path, because only a str equals a str (a subclass is not str here, and its
+    canonical form never equals anything); a list where a tuple is due never takes the tuple path, and pickle writes a
+    list and a tuple apart anyway. Chunks of ints, floats, bools and strs, and tuples of them, are their canonical text
+    under repr, where _sf_repr_text finds that it is.
     """
     kinds = set(map(type, chunk))
     if kinds == {str}:
-        return "\0s" + json.dumps(chunk)
+        return b"\0S" + _sf_pickled(chunk)
+    text = None
     if kinds == {tuple}:
         inner = set(map(type, itertools.chain.from_iterable(chunk)))
         if inner <= {str}:
-            return "\0t" + json.dumps(chunk)
-        if inner <= _SF_PLAIN and not (int in inner and max(i.bit_length() for i in itertools.chain.from_iterable(chunk) if type(i) is int) > _SF_HEX_BITS):
-            return ", ".join(map(repr, chunk))
-    elif kinds <= _SF_PLAIN:
-        if int in kinds and max(i.bit_length() for i in chunk if type(i) is int) > _SF_HEX_BITS:
-            return ", ".join(_sf_canon(i, 1) for i in chunk)
-        return ", ".join(map(repr, chunk))
-    return ", ".join(_sf_canon(i, 1) for i in chunk)
+            return b"\0T" + _sf_pickled(chunk)
+        text = _sf_repr_text(chunk, inner, itertools.chain.from_iterable(chunk))
+    else:
+        text = _sf_repr_text(chunk, kinds, chunk)
+    return text if text is not None else ", ".join(_sf_canon(i, 1) for i in chunk)
 
 def _sf_digest(v):
     """A 256-bit BLAKE2b of C(v), streamed: a huge list is hashed in chunks, never built as one string (BLAKE2b is
@@ -234,7 +260,7 @@ def _sf_digest(v):
     h = hashlib.blake2b(digest_size=32)
     size = [0]
     def put(s):
-        b = s.encode("utf-8", "surrogatepass")
+        b = s if type(s) is bytes else s.encode("utf-8", "surrogatepass")
         size[0] += len(b)
         h.update(b)
     t = type(v)
@@ -242,7 +268,9 @@ def _sf_digest(v):
         put("[" if t is list else "(")
         step = 10000
         for start in range(0, len(v), step):
-            put((", " if start else "") + _sf_chunk_text(v[start:start + step]))
+            if start:
+                put(", ")
+            put(_sf_chunk_text(v[start:start + step]))
         put("]" if t is list else ")")
     else:
         put(_sf_canon(v))

@@ -50,69 +50,92 @@ export class ValueFormatError extends Error {}
  * Checks that untrusted JSON is a well-formed tagged value, iteratively (no recursion on attacker-chosen depth),
  * and returns it typed. Anything else — unknown keys, wrong shapes, floats hiding as plain numbers, a depth past
  * MAX_DEPTH — is a ValueFormatError.
+ *
+ * It runs on every output line of every answer and reference, so it makes no closure and no object per item: the
+ * walk keeps values and depths in two arrays, and scalar items are checked where they are found, not pushed.
  */
 export function validateValue(raw: unknown): PyValue {
-  const stack: Array<{ v: unknown; depth: number }> = [{ v: raw, depth: 0 }];
-  while (stack.length > 0) {
-    const { v, depth } = stack.pop()!;
+  const values: unknown[] = [raw];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
     if (depth > MAX_DEPTH) throw new ValueFormatError(`nested deeper than ${MAX_DEPTH} levels`);
-    if (v === null || typeof v === "boolean" || typeof v === "string") continue;
-    if (typeof v === "number") {
-      if (!Number.isSafeInteger(v) && !(Number.isInteger(v) && Math.abs(v) === 2 ** 53)) throw new ValueFormatError(`a bare number must be an int within ±2^53, got ${String(v)}`);
-      continue;
-    }
-    const push = (items: unknown) => {
-      if (!Array.isArray(items)) throw new ValueFormatError("a container's items must be an array");
-      for (const item of items) stack.push({ v: item, depth: depth + 1 });
-    };
+    if (isScalar(v)) continue;
     if (Array.isArray(v)) {
-      push(v);
+      pushItems(values, depths, v, depth + 1);
       continue;
     }
     if (typeof v !== "object") throw new ValueFormatError(`unexpected ${typeof v}`);
     const o = v as Record<string, unknown>;
-    const keys = Object.keys(o);
-    const only = (...allowed: string[]) => {
-      for (const k of keys) if (!allowed.includes(k)) throw new ValueFormatError(`unexpected key "${k.slice(0, 20)}"`);
-    };
     if ("i" in o) {
-      only("i");
+      onlyKeys(o, "i");
       if (typeof o.i !== "string" || !INT_TEXT.test(o.i)) throw new ValueFormatError("bad int");
     } else if ("f" in o) {
-      only("f");
-      if (typeof o.f !== "string" || !FLOAT_REPR.test(o.f)) throw new ValueFormatError("bad float");
+      onlyKeys(o, "f");
+      if (!isFloatRepr(o.f)) throw new ValueFormatError("bad float");
     } else if ("c" in o) {
-      only("c");
-      if (!Array.isArray(o.c) || o.c.length !== 2 || !o.c.every((x) => typeof x === "string" && FLOAT_REPR.test(x))) throw new ValueFormatError("bad complex");
+      onlyKeys(o, "c");
+      const c = o.c;
+      if (!Array.isArray(c) || c.length !== 2 || !isFloatRepr(c[0]) || !isFloatRepr(c[1])) throw new ValueFormatError("bad complex");
     } else if ("t" in o) {
-      only("t");
-      push(o.t);
+      onlyKeys(o, "t");
+      pushItems(values, depths, o.t, depth + 1);
     } else if ("s" in o) {
-      only("s");
-      push(o.s);
+      onlyKeys(o, "s");
+      pushItems(values, depths, o.s, depth + 1);
     } else if ("z" in o) {
-      only("z");
-      push(o.z);
+      onlyKeys(o, "z");
+      pushItems(values, depths, o.z, depth + 1);
     } else if ("b" in o) {
-      only("b", "k");
+      onlyKeys(o, "b", "k");
       if (typeof o.b !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.b)) throw new ValueFormatError("bad bytes");
       if (o.k !== undefined && o.k !== "bytearray") throw new ValueFormatError("bad bytes kind");
     } else if ("d" in o) {
-      only("d", "k");
+      onlyKeys(o, "d", "k");
       if (o.k !== undefined && !(DICT_KINDS as readonly unknown[]).includes(o.k)) throw new ValueFormatError("bad dict kind");
       if (!Array.isArray(o.d)) throw new ValueFormatError("bad dict");
       for (const pair of o.d) {
         if (!Array.isArray(pair) || pair.length !== 2) throw new ValueFormatError("a dict item must be a [key, value] pair");
-        stack.push({ v: pair[0], depth: depth + 1 }, { v: pair[1], depth: depth + 1 });
+        values.push(pair[0], pair[1]);
+        depths.push(depth + 1, depth + 1);
       }
     } else if ("o" in o) {
-      only("o");
+      onlyKeys(o, "o");
       if (typeof o.o !== "string" || o.o.length > 200) throw new ValueFormatError("bad object type name");
     } else {
-      throw new ValueFormatError(`unknown value tag {${keys.slice(0, 3).join(", ")}}`);
+      throw new ValueFormatError(`unknown value tag {${Object.keys(o).slice(0, 3).join(", ")}}`);
     }
   }
   return raw as PyValue;
+}
+
+/** None, a bool, a str or an int within ±2^53: nothing inside to walk. A bare number past that range is refused. */
+function isScalar(v: unknown): boolean {
+  if (v === null || typeof v === "boolean" || typeof v === "string") return true;
+  if (typeof v !== "number") return false;
+  if (!Number.isSafeInteger(v) && !(Number.isInteger(v) && Math.abs(v) === 2 ** 53)) throw new ValueFormatError(`a bare number must be an int within ±2^53, got ${String(v)}`);
+  return true;
+}
+
+/** A container's items at `depth`: scalars are checked here, the rest go on the walk's stack. */
+function pushItems(values: unknown[], depths: number[], items: unknown, depth: number): void {
+  if (!Array.isArray(items)) throw new ValueFormatError("a container's items must be an array");
+  for (const item of items) {
+    if (depth > MAX_DEPTH) throw new ValueFormatError(`nested deeper than ${MAX_DEPTH} levels`);
+    if (isScalar(item)) continue;
+    values.push(item);
+    depths.push(depth);
+  }
+}
+
+/** A tagged object has its tag's keys and no others. */
+function onlyKeys(o: Record<string, unknown>, a: string, b?: string): void {
+  for (const k of Object.keys(o)) if (k !== a && k !== b) throw new ValueFormatError(`unexpected key "${k.slice(0, 20)}"`);
+}
+
+function isFloatRepr(x: unknown): boolean {
+  return typeof x === "string" && FLOAT_REPR.test(x);
 }
 
 /** The Python type name of a tagged value, as `type(x).__name__` would give it. */
@@ -161,49 +184,108 @@ export function intValue(v: PyValue): bigint | undefined {
  * and bytearray as bytes. Opaque objects equal nothing.
  */
 export function canonicalKey(root: PyValue): { key: string; nan: boolean } {
-  let nan = false;
-  let opaque = 0;
-  const numKey = (n: number): string => {
-    if (Number.isNaN(n)) {
-      nan = true;
-      return "nan";
-    }
-    if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
-    if (Number.isInteger(n)) return BigInt(n).toString();
-    return String(n);
-  };
-  const keyOf = (v: PyValue, depth: number): string => {
-    if (depth > MAX_DEPTH) throw new ValueFormatError(`nested deeper than ${MAX_DEPTH} levels`);
-    if (v === null) return "N";
-    if (typeof v === "boolean") return v ? "1" : "0";
-    if (typeof v === "number") return String(v);
-    if (typeof v === "string") return `s${v.length}:${v}`;
-    const items = (xs: PyValue[]) => xs.map((x) => keyOf(x, depth + 1));
-    if (Array.isArray(v)) return `[${items(v).join(",")}]`;
-    // Already canonical text (checked by validateValue): no BigInt parse of a million-digit number.
-    if ("i" in v) return v.i;
-    if ("f" in v) return numKey(parseFloatRepr(v.f));
-    if ("c" in v) {
-      const re = parseFloatRepr(v.c[0]);
-      const im = parseFloatRepr(v.c[1]);
-      return im === 0 ? numKey(re) : `c(${numKey(re)},${numKey(im)})`;
-    }
-    if ("t" in v) return `(${items(v.t).join(",")})`;
-    if ("s" in v || "z" in v) return `{${[...new Set(items("s" in v ? v.s : v.z))].sort().join(",")}}`;
-    if ("b" in v) return `b${v.b}`;
-    if ("d" in v) return `<${v.d.map(([k, x]) => `${keyOf(k, depth + 1)}=${keyOf(x, depth + 1)}`).sort().join(",")}>`;
-    opaque++;
-    return `o${opaque}:${v.o}`;
-  };
-  const key = keyOf(root, 0);
-  return { key, nan };
+  const state: KeyState = { nan: false, opaque: 0 };
+  const key = keyOf(root, 0, state);
+  return { key, nan: state.nan };
 }
 
-/** Python's `a == b` for two tagged values. */
+/** What one canonicalKey walk learns on its way: whether it met a NaN, and how many opaque objects it numbered. */
+interface KeyState {
+  nan: boolean;
+  opaque: number;
+}
+
+function numKey(n: number, state: KeyState): string {
+  if (Number.isNaN(n)) {
+    state.nan = true;
+    return "nan";
+  }
+  if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
+  if (Number.isInteger(n)) return BigInt(n).toString();
+  return String(n);
+}
+
+function itemKeys(xs: PyValue[], depth: number, state: KeyState): string[] {
+  const out = new Array<string>(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = keyOf(xs[i]!, depth, state);
+  return out;
+}
+
+function keyOf(v: PyValue, depth: number, state: KeyState): string {
+  if (depth > MAX_DEPTH) throw new ValueFormatError(`nested deeper than ${MAX_DEPTH} levels`);
+  if (v === null) return "N";
+  if (typeof v === "boolean") return v ? "1" : "0";
+  if (typeof v === "number") return String(v);
+  if (typeof v === "string") return `s${v.length}:${v}`;
+  if (Array.isArray(v)) return `[${itemKeys(v, depth + 1, state).join(",")}]`;
+  // Already canonical text (checked by validateValue): no BigInt parse of a million-digit number.
+  if ("i" in v) return v.i;
+  if ("f" in v) return numKey(parseFloatRepr(v.f), state);
+  if ("c" in v) {
+    const re = parseFloatRepr(v.c[0]);
+    const im = parseFloatRepr(v.c[1]);
+    return im === 0 ? numKey(re, state) : `c(${numKey(re, state)},${numKey(im, state)})`;
+  }
+  if ("t" in v) return `(${itemKeys(v.t, depth + 1, state).join(",")})`;
+  if ("s" in v || "z" in v) return `{${[...new Set(itemKeys("s" in v ? v.s : v.z, depth + 1, state))].sort().join(",")}}`;
+  if ("b" in v) return `b${v.b}`;
+  if ("d" in v) {
+    const pairs = new Array<string>(v.d.length);
+    for (let i = 0; i < v.d.length; i++) {
+      const [k, x] = v.d[i]!;
+      pairs[i] = `${keyOf(k, depth + 1, state)}=${keyOf(x, depth + 1, state)}`;
+    }
+    return `<${pairs.sort().join(",")}>`;
+  }
+  state.opaque++;
+  return `o${state.opaque}:${v.o}`;
+}
+
+/**
+ * Python's `a == b` for two tagged values. Most comparisons are of a right answer, whose output is written exactly
+ * as the expected one: one walk over both settles those (`sameTagged`). Anything else (a set or dict in another
+ * order, 1 against 1.0 or True, a NaN, an opaque object, a wrong answer) is decided by the canonical keys.
+ */
 export function pyEquals(a: PyValue, b: PyValue): boolean {
+  if (sameTagged(a, b, 0)) return true;
   const ka = canonicalKey(a);
   const kb = canonicalKey(b);
   return !ka.nan && !kb.nan && ka.key === kb.key;
+}
+
+/**
+ * Whether two tagged values are written identically, with no NaN and no opaque object in them. Then their canonical
+ * keys are the same text and neither met a NaN, so Python's `==` holds. False only means "not shown this way";
+ * nesting past MAX_DEPTH is left to the canonical keys, which refuse it.
+ */
+function sameTagged(a: PyValue, b: PyValue, depth: number): boolean {
+  if (a === b) return a === null || typeof a !== "object";
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object" || depth > MAX_DEPTH) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && sameItems(a, b, depth + 1);
+  if (Array.isArray(b)) return false;
+  if ("i" in a) return "i" in b && a.i === b.i;
+  if ("f" in a) return "f" in b && a.f === b.f && !a.f.includes("nan");
+  if ("c" in a) return "c" in b && a.c[0] === b.c[0] && a.c[1] === b.c[1] && !a.c[0].includes("nan") && !a.c[1].includes("nan");
+  if ("t" in a) return "t" in b && sameItems(a.t, b.t, depth + 1);
+  if ("s" in a) return "s" in b && sameItems(a.s, b.s, depth + 1);
+  if ("z" in a) return "z" in b && sameItems(a.z, b.z, depth + 1);
+  if ("b" in a) return "b" in b && a.b === b.b && a.k === b.k;
+  if ("d" in a) {
+    if (!("d" in b) || a.k !== b.k || a.d.length !== b.d.length) return false;
+    for (let i = 0; i < a.d.length; i++) {
+      const [ka, va] = a.d[i]!;
+      const [kb, vb] = b.d[i]!;
+      if (!sameTagged(ka, kb, depth + 1) || !sameTagged(va, vb, depth + 1)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+function sameItems(a: PyValue[], b: PyValue[], depth: number): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameTagged(a[i]!, b[i]!, depth)) return false;
+  return true;
 }
 
 /** Python's repr of a str (quote choice and escapes as CPython does them, for display). */
