@@ -223,7 +223,7 @@ export const NATIVE_PROGRAM = CONFINED_PY + "\n" + SERVE_PY;
  * read-only root, network and UTS namespaces of its bubblewrap.
  */
 const TEMPLATE_PY = String.raw`
-import gc, signal, socket, _thread
+import gc, select, socket, _thread
 
 _SF_DRIVER = compile(__SF_DRIVER_SRC__, "<sf-driver>", "exec")
 _SF_SERVE = compile(__SF_SERVE_SRC__, "<sf-serve>", "exec")
@@ -263,9 +263,19 @@ def _sf_template():
             e = ctypes.get_errno()
             raise OSError(e, "%s: %s" % (what, os.strerror(e)))
 
+    # The read and write ends of the pipe that keeps an answer's namespace init alive (leader below).
+    lifeline = [-1, -1]
+
     def answer_process(token):
+        r, w = lifeline
+        os.close(w)
         os.setsid()
         check(libc.prctl(PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+        # A leader that died before that line sent no death signal. Its end of the lifeline is closed then, so the pipe
+        # reads as ended, and this process ends too (its namespace's init is ending with the pipe anyway).
+        if select.select([r], [], [], 0)[0]:
+            os._exit(0)
+        os.close(r)
         check(libc.mount(b"proc", b"/proc", b"proc", NOSUID | NODEV | NOEXEC, None), "mount /proc")
         check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", NOSUID | NODEV, b"size=%dm,mode=1777" % cfg["tmpMb"]), "mount /tmp")
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -296,13 +306,22 @@ def _sf_template():
             with open("/proc/self/" + name, "w") as f:
                 f.write(text)
         # The namespace's first process is its init, which only holds the namespace open (an answer process that were
-        # pid 1 could not signal itself: the kernel shields a namespace's init from its own members).
+        # pid 1 could not signal itself: the kernel shields a namespace's init from its own members). It lives exactly as
+        # long as this leader: it waits on a pipe whose write end only the leader keeps (the answer process closes its
+        # copy first, then reads the pipe once to know its leader is still there), and ends when the pipe does, however
+        # early the leader died. A death signal set after the fork missed a leader killed before the init first ran (a
+        # spare disposed at once, on a busy machine): that init lived on for good, and kept the template's bubblewrap
+        # from ending. When an init ends, the kernel kills what is left in its namespace.
+        r, w = os.pipe()
         if os.fork() == 0:
-            libc.prctl(PDEATHSIG, SIGKILL, 0, 0, 0)
-            os.closerange(0, 1 << 30)
-            while True:
-                signal.pause()
+            os.dup2(r, 0)
+            os.closerange(1, 1 << 30)
+            while os.read(0, 1):
+                pass
+            os._exit(0)
+        lifeline[:] = [r, w]
         pid = fork_into(answer_process, token, 71)
+        os.close(r)
         say({"type": "forked", "token": token, "leader": os.getpid(), "pid": pid})
         while True:
             try:

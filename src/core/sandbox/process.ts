@@ -106,7 +106,8 @@ export class SandboxProcess {
   private lastWaitMs = 0;
   private onReady!: () => void;
   private onReadyFail!: (e: Error) => void;
-  private readonly exited: Promise<void>;
+  /** Resolves once the process has ended, however it ended (never rejects). */
+  readonly exited: Promise<void>;
   private onExited!: () => void;
 
   constructor(private readonly spec: ProcessSpec) {

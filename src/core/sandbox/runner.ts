@@ -297,6 +297,16 @@ export class SandboxPool {
           this.pendingSpares--;
           if (this.finished) return void p.kill();
           this.spares.push(p);
+          // A spare that ends while it waits for a job (its warm template died, or something outside killed it) is
+          // replaced; left in the list, it would count as a spare that never takes a job, and queued answers would wait
+          // for good. One that ends before it is ready is a failed start instead (spareFailed).
+          void p.exited.then(() => {
+            const i = this.spares.indexOf(p);
+            if (i < 0 || this.finished) return;
+            this.spares.splice(i, 1);
+            this.fillSpares();
+            this.pump();
+          });
           p.ready.then(
             () => {
               this.startFailures = 0;
