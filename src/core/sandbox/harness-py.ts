@@ -421,7 +421,8 @@ def _sf_expected(job_json, ctl):
     over = job.get("digestOverBytes")
     for i, raw in enumerate(inputs):
         args = deser(copy.deepcopy(raw))
-        shown = _sf_short(deser(copy.deepcopy(raw)))
+        # The input as it was: shown before the call, which may change its arguments in place.
+        shown = _sf_short(args)
         t0 = time.perf_counter()
         out = _sf_call(fn, *args)
         ms = (time.perf_counter() - t0) * 1000.0
