@@ -77,37 +77,35 @@ test("huge lists of str and of numbers: Python's numeric equality holds (1 == 1.
   );
 });
 
+/** Each answer's verdict against the expected one: [answer, passes]. */
+async function expectVerdicts(t: PythonFunctionTask, cases: Record<string, [string, boolean]>): Promise<void> {
+  const answers = Object.fromEntries(Object.entries(cases).map(([k, [a]]) => [k, a]));
+  const want = Object.fromEntries(Object.entries(cases).map(([k, [, pass]]) => [k, pass]));
+  assert.deepEqual(await verdicts(t, answers), want);
+}
+
 test("huge lists of tuples of floats and bools (the repr path): == holds across types, a NaN or one ulp fails", async () => {
   const halves = task("digest/halves", "def f(n):\n    return [(i + 0.5, -i - 0.25) for i in range(n)]\n", 80_000);
-  assert.deepEqual(
-    await verdicts(halves, {
-      same: "def f(n):\n    return [((2 * i + 1) / 2, -(4 * i + 1) / 4) for i in range(n)]\n",
-      complexZero: "def f(n):\n    r = [(i + 0.5, -i - 0.25) for i in range(n)]\n    r[77] = (complex(77.5, 0), -77.25)\n    return r\n",
-      oneUlp: "import math\ndef f(n):\n    r = [(i + 0.5, -i - 0.25) for i in range(n)]\n    r[40_000] = (40000.5, math.nextafter(-40000.25, 0))\n    return r\n",
-      nan: "def f(n):\n    r = [(i + 0.5, -i - 0.25) for i in range(n)]\n    r[5] = (5.5, float('nan'))\n    return r\n",
-      strs: "def f(n):\n    return [(repr(i + 0.5), repr(-i - 0.25)) for i in range(n)]\n",
-    }),
-    { same: true, complexZero: true, oneUlp: false, nan: false, strs: false },
-  );
+  await expectVerdicts(halves, {
+    same: ["def f(n):\n    return [((2 * i + 1) / 2, -(4 * i + 1) / 4) for i in range(n)]\n", true],
+    complexZero: ["def f(n):\n    r = [(i + 0.5, -i - 0.25) for i in range(n)]\n    r[77] = (complex(77.5, 0), -77.25)\n    return r\n", true],
+    oneUlp: ["import math\ndef f(n):\n    r = [(i + 0.5, -i - 0.25) for i in range(n)]\n    r[40_000] = (40000.5, math.nextafter(-40000.25, 0))\n    return r\n", false],
+    nan: ["def f(n):\n    r = [(i + 0.5, -i - 0.25) for i in range(n)]\n    r[5] = (5.5, float('nan'))\n    return r\n", false],
+    strs: ["def f(n):\n    return [(repr(i + 0.5), repr(-i - 0.25)) for i in range(n)]\n", false],
+  });
   // Integral floats are written as ints (C(2.0) is "2"): repr writes "2.0", so such a chunk takes the slow path and
   // must still meet an answer of ints, whose chunk takes the repr path.
   const whole = task("digest/whole", "def f(n):\n    return [(i * 1.0, i + 0.5, -0.0) for i in range(n)]\n", 60_000);
-  assert.deepEqual(
-    await verdicts(whole, {
-      ints: "def f(n):\n    return [(i, i + 0.5, 0) for i in range(n)]\n",
-      bools: "def f(n):\n    return [(i if i > 1 else bool(i), i + 0.5, False) for i in range(n)]\n",
-      shifted: "def f(n):\n    return [(i, i + 0.5, 1e-300) for i in range(n)]\n",
-    }),
-    { ints: true, bools: true, shifted: false },
-  );
+  await expectVerdicts(whole, {
+    ints: ["def f(n):\n    return [(i, i + 0.5, 0) for i in range(n)]\n", true],
+    bools: ["def f(n):\n    return [(i if i > 1 else bool(i), i + 0.5, False) for i in range(n)]\n", true],
+    shifted: ["def f(n):\n    return [(i, i + 0.5, 1e-300) for i in range(n)]\n", false],
+  });
   const flags = task("digest/flags", "def f(n):\n    return [(i % 2, i, 'inf') for i in range(n)]\n", 90_000);
-  assert.deepEqual(
-    await verdicts(flags, {
-      bools: "def f(n):\n    return [(i % 2 == 1, i, 'inf') for i in range(n)]\n",
-      boolText: "def f(n):\n    return [(i % 2, i, 'inf') if i != 7 else (1, 7, 'True') for i in range(n)]\n",
-    }),
-    { bools: true, boolText: false },
-  );
+  await expectVerdicts(flags, {
+    bools: ["def f(n):\n    return [(i % 2 == 1, i, 'inf') for i in range(n)]\n", true],
+    boolText: ["def f(n):\n    return [(i % 2, i, 'inf') if i != 7 else (1, 7, 'True') for i in range(n)]\n", false],
+  });
 });
 
 // Ints past 100,000 bits travel in hex (str(int) is quadratic before CPython 3.12; HumanEval/83 took minutes natively).
