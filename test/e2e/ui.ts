@@ -1,5 +1,5 @@
 /** What a person does in code-server's UI, for the e2e tests: the palette, quick picks, the report's frame. */
-import { copyFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Frame, Page } from "playwright-core";
 import { REPO_ROOT } from "../integration/support/code-server.js";
@@ -105,4 +105,27 @@ export async function reportFrame(page: Page, selector: string, text?: string | 
 /** Every notification text shown so far that is still on screen (toasts and the center). */
 export async function notificationTexts(page: Page): Promise<string[]> {
   return page.locator(".notifications-toasts .notification-list-item-message, .notifications-center .notification-list-item-message").allTextContents();
+}
+
+/** Files named `name` below `dir` (a code-server user-data folder's logs, say). */
+function findFiles(dir: string, name: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const p = path.join(dir, entry);
+    return statSync(p).isDirectory() ? findFiles(p, name) : entry === name ? [p] : [];
+  });
+}
+
+/**
+ * For a step that failed: a screenshot (test-results/e2e/<name>-failure.png), and printed, because CI keeps only the
+ * output: whether a quick input is on screen and its title, the notifications, and the tail of the extension's log.
+ */
+export async function diagnose(page: Page, userDataDir: string, name: string): Promise<void> {
+  await shot(page, `${name}-failure`).catch(() => {});
+  const widget = page.locator(".quick-input-widget");
+  const shown = await widget.isVisible().catch(() => false);
+  const title = shown ? await widget.locator(".quick-input-title").textContent({ timeout: 1000 }).catch(() => null) : null;
+  const notes = await notificationTexts(page).catch(() => []);
+  console.log(`[${name}] quick input ${shown ? `shown, titled ${JSON.stringify(title)}` : "hidden"}; notifications: ${JSON.stringify(notes)}`);
+  for (const f of findFiles(path.join(userDataDir, "logs"), "Skill Following.log")) console.log(`[${name}] the extension's log (${f}), last 40 lines:\n${readFileSync(f, "utf8").split("\n").slice(-40).join("\n")}`);
 }

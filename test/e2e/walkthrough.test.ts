@@ -18,7 +18,7 @@ import type { Browser, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
-import { notificationTexts, palette, pick, shot, SHOTS, until } from "./ui.js";
+import { diagnose, notificationTexts, palette, pick, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -52,6 +52,16 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     return shown.getAttribute("aria-checked");
   }
 
+  /** A step that, when it fails, leaves a screenshot and prints what was on screen and the extension's log. */
+  const step = (name: string, fn: () => Promise<void>) => async () => {
+    try {
+      await fn();
+    } catch (e) {
+      await diagnose(page, server!.userDataDir, `walkthrough-${name}`);
+      throw e;
+    }
+  };
+
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     root = mkdtempSync(path.join(os.tmpdir(), "sf-e2e-walkthrough-"));
@@ -76,14 +86,14 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     if (root && !process.env.SF_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
   });
 
-  it("a refused Try the Example in an untrusted workspace leaves its step unticked", async () => {
+  it("a refused Try the Example in an untrusted workspace leaves its step unticked", step("refused", async () => {
     await palette(page, "Skill Following: Try the Example");
     await page.locator(".notifications-toasts", { hasText: "trusted workspace" }).first().waitFor({ timeout: 30_000 });
     assert.equal(await stepChecked("example"), "false");
     await shot(page, "walkthrough-1-refused-example");
-  });
+  }));
 
-  it("Choose Model Endpoint… stopping on HTTP 401 leaves its step unticked and saves nothing", async () => {
+  it("Choose Model Endpoint… stopping on HTTP 401 leaves its step unticked and saves nothing", step("401", async () => {
     await palette(page, "Skill Following: Choose Model Endpoint");
     await pick(page, "Another OpenAI-compatible server");
     const input = page.locator(".quick-input-widget input");
@@ -94,9 +104,9 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     assert.equal(await stepChecked("endpoint"), "false");
     assert.equal(userSettings()["skillFollowing.baseUrl"], undefined);
     await shot(page, "walkthrough-2-401-unticked");
-  });
+  }));
 
-  it("Set API Key from the palette, with the toast gone, resumes the setup: the model list, the URL saved, the step ticked", async () => {
+  it("Set API Key from the palette, with the toast gone, resumes the setup: the model list, the URL saved, the step ticked", step("resumed", async () => {
     await palette(page, "Notifications: Clear All Notifications");
     // "With the toast gone": the 401 toast has left the page before the key is set from the palette.
     await page.locator(".notifications-toasts .notification-toast", { hasText: "needs an API key" }).waitFor({ state: "detached", timeout: 30_000 });
@@ -116,10 +126,10 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     assert.ok(!readFileSync(path.join(server!.userDataDir, "User", "settings.json"), "utf8").includes(KEY), "the key is not in settings");
     assert.equal(await stepChecked("example"), "false", "still unticked: the example never ran");
     await shot(page, "walkthrough-3-resumed");
-  });
+  }));
 
-  it("the resumed setup ticks the endpoint step", async () => {
+  it("the resumed setup ticks the endpoint step", step("ticked", async () => {
     await until(page, "the endpoint step ticked", async () => (await stepChecked("endpoint")) === "true", 120, 250);
     await shot(page, "walkthrough-3-resumed-ticked");
-  });
+  }));
 });
