@@ -32,12 +32,16 @@ export async function palette(page: Page, command: string): Promise<void> {
   const input = page.locator(".quick-input-widget input");
   // F1 can be swallowed while focus sits in a notification or a closing quick pick (seen on a loaded machine), and
   // right after the workbench opens the extension's commands may not be registered yet: close and try again.
+  // A box that is still closing (the last command's palette, an input box just answered) would take the keys typed
+  // for this one: wait until it has gone, as a person does before pressing F1.
+  await input.waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press("F1");
     try {
       await input.waitFor({ state: "visible", timeout: 6_000 });
       await input.fill(`>${command}`);
-      await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor({ timeout: 8_000 });
+      // Enter runs the focused row: wait until that is the command (not a recently used one above it, still focused).
+      await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: command }).first().waitFor({ timeout: 8_000 });
       break;
     } catch (err) {
       if (attempt >= 8) throw err;
@@ -60,12 +64,16 @@ export async function focusNeutral(page: Page): Promise<void> {
   await bar.click({ position: { x: box.width / 2, y: box.height * 0.6 } }).catch(() => {});
 }
 
-/** Types into the open quick pick and accepts the first row that shows `text`. */
+/**
+ * Types into the open quick pick and accepts the first row that shows `text`. Enter accepts the focused row, so it
+ * waits until that row has the focus: a row that is drawn but not yet focused (the list still filtering, on a loaded
+ * machine) would take Enter to another row, or to none, and VS Code then hands the extension no pick at all.
+ */
 export async function pick(page: Page, text: string, timeout = 30_000): Promise<void> {
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout });
   await input.fill(text);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor({ timeout });
+  await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: text }).first().waitFor({ timeout });
   await page.keyboard.press("Enter");
 }
 

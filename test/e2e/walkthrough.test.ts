@@ -32,9 +32,14 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
   let browser: Browser | undefined;
   let page: Page;
 
+  /** The user settings as the file holds them; {} while it is missing or half written (VS Code truncates, then writes). */
   const userSettings = (): Record<string, unknown> => {
     const file = path.join(server!.userDataDir, "User", "settings.json");
-    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+    try {
+      return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
   };
 
   /**
