@@ -121,8 +121,8 @@ function isScalar(v: unknown): boolean {
 /** A container's items at `depth`: scalars are checked here, the rest go on the walk's stack. */
 function pushItems(values: unknown[], depths: number[], items: unknown, depth: number): void {
   if (!Array.isArray(items)) throw new ValueFormatError("a container's items must be an array");
+  if (depth > MAX_DEPTH && items.length > 0) throw new ValueFormatError(`nested deeper than ${MAX_DEPTH} levels`);
   for (const item of items) {
-    if (depth > MAX_DEPTH) throw new ValueFormatError(`nested deeper than ${MAX_DEPTH} levels`);
     if (isScalar(item)) continue;
     values.push(item);
     depths.push(depth);
