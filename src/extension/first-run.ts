@@ -73,11 +73,13 @@ async function pickFromServer(svc: Services, title: string, baseUrl: string, sta
   for (;;) {
     const key = (await svc.secrets.getApiKey())?.key;
     const listed = await listModels(baseUrl, key);
+    svc.logger.info(`Model list of ${baseUrl}: ${listed.ok ? `${listed.models.length} models` : `none (${listed.detail})`}`);
     if (listed.ok && listed.models.length > 0) {
       const picked = await vscode.window.showQuickPick(
         listed.models.map((m) => ({ label: m })),
         { title: `${title}: model`, placeHolder: `Models ${baseUrl} serves`, ignoreFocusOut: true },
       );
+      svc.logger.info(picked ? `Model picked: ${picked.label}` : "Model pick closed with no model: nothing saved");
       return picked?.label;
     }
     if (listed.ok || listed.reason === "not-a-list") {
@@ -212,6 +214,7 @@ async function finishEndpoint(svc: Services, model: string | undefined): Promise
   await updateSetting("model", model);
   await rememberModel(svc, model);
   const cfg = svc.config.reload();
+  svc.logger.info(`Endpoint saved in the settings: ${cfg.modelProvider === "vscode-lm" ? "a VS Code language model" : cfg.baseUrl}, model ${model}`);
   await completeStep("endpoint");
   const where = cfg.modelProvider === "vscode-lm" ? "a VS Code language model" : cfg.baseUrl;
   void vscode.window.showInformationMessage(`Model calls go to ${where}, model ${model}. Change it any time with ${COMMANDS.chooseEndpoint.title}`);

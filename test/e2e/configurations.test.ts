@@ -18,7 +18,7 @@ import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, RE
 import { createConfigsFixture, MODEL_A, MODEL_B, type ConfigsFixture } from "../integration/support/configs-fixture.js";
 import { API_KEY } from "../integration/support/fixture.js";
 import { EXAMPLE_EXPECTED, EXAMPLE_HARMED, EXAMPLE_RESCUED, EXAMPLE_SKILL, EXAMPLE_TASKS_FILE } from "../support/example-scenario.js";
-import { palette, pick, reportFrame, shot, SHOTS, until } from "./ui.js";
+import { answerInput, palette, pick, reportFrame, submit, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -42,9 +42,7 @@ describe("verdicts per configuration: example with A, library with B, compare A 
     browser = await launchBrowser();
     page = await openWorkbench(browser, server.url(ws, extensionPayload(server)));
     await palette(page, "Skill Following: Set API Key");
-    await page.locator(".quick-input-widget .quick-input-title", { hasText: "API key" }).waitFor({ timeout: 30_000 });
-    await page.locator(".quick-input-widget input").fill(API_KEY);
-    await page.keyboard.press("Enter");
+    await answerInput(page, "API key", API_KEY);
     await page.locator(".notifications-toasts", { hasText: "API key saved" }).first().waitFor({ timeout: 30_000 });
   });
 
@@ -88,7 +86,7 @@ describe("verdicts per configuration: example with A, library with B, compare A 
       await page.locator(`.quick-input-list .monaco-checkbox[aria-label="${name}"]`).click();
     }
     await shot(page, "configs-3a-compare-picker");
-    await page.keyboard.press("Enter");
+    await submit(page);
     await pick(page, "math-word");
     // The models in the order picked (the last one used first).
     await reportFrame(page, "#title", new RegExp(`Model comparison: (${MODEL_A}, ${MODEL_B}|${MODEL_B}, ${MODEL_A})`), 240_000);

@@ -16,21 +16,10 @@ import type { Browser, Page } from "playwright-core";
 import { createAblationFixture, type AblationFixture } from "../integration/support/ablation-fixture.js";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { API_KEY } from "../integration/support/fixture.js";
-import { notificationTexts, palette, pick, reportFrame, shot, SHOTS } from "./ui.js";
+import { answerInput, goToLine, notificationTexts, openFile, palette, pick, reportFrame, shot, SHOTS } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
-
-/** Brings SKILL.md to the front and puts the cursor at the start of a 1-based line. */
-async function goToLine(page: Page, line: number): Promise<void> {
-  await page.locator(".tab", { hasText: "SKILL.md" }).first().click();
-  await page.locator(".monaco-editor .view-lines").first().click();
-  await page.keyboard.press("Control+G");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(`:${line}`);
-  await page.keyboard.press("Enter");
-}
 
 describe("a skill author sees what an edit changed, in the browser", { skip: skip ?? false, timeout: 300_000 }, () => {
   let root: string;
@@ -63,16 +52,9 @@ describe("a skill author sees what an edit changed, in the browser", { skip: ski
   });
 
   it("1. evaluates the harmful example skill", async () => {
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible" });
-    await input.fill("tidy-list-outputs/SKILL.md");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "SKILL.md" }).first().waitFor();
-    await page.keyboard.press("Enter");
-    await page.locator(".tab", { hasText: "SKILL.md" }).first().waitFor();
+    await openFile(page, "tidy-list-outputs/SKILL.md");
     await palette(page, "Skill Following: Set API Key");
-    await page.locator(".quick-input-widget input").fill(API_KEY);
-    await page.keyboard.press("Enter");
+    await answerInput(page, "API key", API_KEY);
     await page.locator(".notifications-toasts", { hasText: "API key saved" }).waitFor();
     await palette(page, "Skill Following: Evaluate This Skill");
     await pick(page, "list-tasks.jsonl");

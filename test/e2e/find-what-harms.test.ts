@@ -6,7 +6,7 @@
  * they are also copied to docs/images/ (the README's pictures).
  */
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,55 +14,10 @@ import type { Browser, Page } from "playwright-core";
 import { createAblationFixture, type AblationFixture } from "../integration/support/ablation-fixture.js";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { API_KEY } from "../integration/support/fixture.js";
-import { reportFrame } from "./ui.js";
+import { answerInput, goToLine, openFile, palette, pick, reportFrame, shot, SHOTS } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
-const shots = path.join(REPO_ROOT, "test-results", "e2e");
-const docsImages = path.join(REPO_ROOT, "docs", "images");
-
-async function shot(page: Page, name: string): Promise<void> {
-  const file = path.join(shots, `${name}.png`);
-  await page.screenshot({ path: file });
-  if (process.env.SF_UPDATE_DOCS_IMAGES === "1") copyFileSync(file, path.join(docsImages, `${name}.png`));
-}
-
-async function palette(page: Page, command: string): Promise<void> {
-  const input = page.locator(".quick-input-widget input");
-  for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press("F1");
-    try {
-      await input.waitFor({ state: "visible", timeout: 6_000 });
-      break;
-    } catch (err) {
-      if (attempt >= 5) throw err;
-      await page.keyboard.press("Escape");
-    }
-  }
-  await input.fill(`>${command}`);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor();
-  await page.keyboard.press("Enter");
-}
-
-async function pick(page: Page, text: string): Promise<void> {
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(text);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor();
-  await page.keyboard.press("Enter");
-}
-
-/** Brings SKILL.md to the front and puts the cursor on a 1-based line (Ctrl+G), so that line is in view. */
-async function goToLine(page: Page, line: number): Promise<void> {
-  await page.locator(".tab", { hasText: "SKILL.md" }).first().click();
-  await page.locator(".monaco-editor .view-lines").first().click();
-  await page.keyboard.press("Control+G");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(`:${line}`);
-  await page.keyboard.press("Enter");
-}
-
 describe("a skill author finds what harms in the browser", { skip: skip ?? false, timeout: 300_000 }, () => {
   let root: string;
   let fixture: AblationFixture;
@@ -71,7 +26,7 @@ describe("a skill author finds what harms in the browser", { skip: skip ?? false
   let page: Page;
 
   before(async () => {
-    mkdirSync(shots, { recursive: true });
+    mkdirSync(SHOTS, { recursive: true });
     root = mkdtempSync(path.join(os.tmpdir(), "sf-e2e-harms-"));
     fixture = await createAblationFixture(path.join(root, "ws"), { latencyMs: 30 });
     server = await startCodeServer({ sessionDir: path.join(root, "session"), logFile: path.join(REPO_ROOT, "test-results", "e2e-harms-code-server.log") });
@@ -88,16 +43,9 @@ describe("a skill author finds what harms in the browser", { skip: skip ?? false
   });
 
   it("1. opens the harmful example skill and evaluates it", async () => {
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible" });
-    await input.fill("tidy-list-outputs/SKILL.md");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "SKILL.md" }).first().waitFor();
-    await page.keyboard.press("Enter");
-    await page.locator(".tab", { hasText: "SKILL.md" }).first().waitFor();
+    await openFile(page, "tidy-list-outputs/SKILL.md");
     await palette(page, "Skill Following: Set API Key");
-    await page.locator(".quick-input-widget input").fill(API_KEY);
-    await page.keyboard.press("Enter");
+    await answerInput(page, "API key", API_KEY);
     await page.locator(".notifications-toasts", { hasText: "API key saved" }).waitFor();
     await palette(page, "Skill Following: Evaluate This Skill");
     await pick(page, "list-tasks.jsonl");

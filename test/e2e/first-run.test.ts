@@ -18,7 +18,7 @@ import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, RE
 import { EXAMPLE_EXPECTED, EXAMPLE_HARMED, EXAMPLE_SKILL, exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 import { MINIFIED_NAME } from "../support/minified.js";
-import { palette, pick, quickInputTitle, reportFrame, shot, SHOTS, until } from "./ui.js";
+import { answerInput, palette, pick, quickInputTitle, reportFrame, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -77,11 +77,7 @@ describe("a stranger's first run: Try the Example from the installed extension",
     assert.match(await quickInputTitle(page), /Where should model calls go/);
     await shot(page, "first-1-endpoint");
     await pick(page, "Another OpenAI-compatible server");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible" });
-    await page.locator(".quick-input-widget .quick-input-title", { hasText: "Base URL" }).waitFor();
-    await input.fill(model.url);
-    await page.keyboard.press("Enter");
+    await answerInput(page, "Base URL", model.url);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "scripted-model-large" }).waitFor({ timeout: 30_000 });
     await pick(page, "scripted-model");
   });

@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Frame, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
-import { DOCS_IMAGES, palette, pick, reportFrame } from "./ui.js";
+import { DOCS_IMAGES, openFile, palette, pick, reportFrame, submit } from "./ui.js";
 import { API_KEY, createFixture, SKILL_NAME, XSS_TASK_ID, type Fixture } from "../integration/support/fixture.js";
 
 const skip = missingPrerequisite();
@@ -45,19 +45,13 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
   });
 
   it("opens SKILL.md and sets the API key from the palette", async () => {
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible" });
-    await input.fill(`${SKILL_NAME}/SKILL.md`);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "SKILL.md" }).first().waitFor();
-    await page.keyboard.press("Enter");
-    await page.locator(".tab", { hasText: "SKILL.md" }).first().waitFor();
+    await openFile(page, `${SKILL_NAME}/SKILL.md`);
     await palette(page, "Skill Following: Set API Key");
     const box = page.locator(".quick-input-widget input");
     await box.waitFor({ state: "visible" });
     assert.equal(await box.getAttribute("type"), "password", "the key is typed into a password box");
     await box.fill(API_KEY);
-    await page.keyboard.press("Enter");
+    await submit(page);
     await page.locator(".notifications-toasts", { hasText: "API key saved" }).waitFor();
     await page.screenshot({ path: path.join(shots, "1-skill-open.png") });
   });
@@ -148,7 +142,7 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
     const first = page.locator(".quick-input-list .monaco-list-row").first();
     await first.waitFor();
     assert.match((await first.textContent()) ?? "", /fixture-math\.jsonl.*last used/);
-    await page.keyboard.press("Enter");
+    await submit(page);
     const firstModel = page.locator(".quick-input-list .monaco-list-row", { hasText: "scripted-model" }).first();
     await firstModel.waitFor();
     assert.match((await page.locator(".quick-input-list .monaco-list-row").first().textContent()) ?? "", /scripted-model.*last used/);

@@ -42,14 +42,58 @@ export async function palette(page: Page, command: string): Promise<void> {
       await input.fill(`>${command}`);
       // Enter runs the focused row: wait until that is the command (not a recently used one above it, still focused).
       await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: command }).first().waitFor({ timeout: 8_000 });
-      break;
+      // The palette closes when it loses the focus, and the Welcome page takes it: it focuses its selected step 250 ms
+      // after drawing it, seconds late on a loaded machine (seen: the palette gone, the step outlined, Enter lost).
+      // Enter goes only into a palette that still has the focus; otherwise the palette is opened again.
+      if (!(await input.evaluate((el) => el === el.ownerDocument.activeElement))) throw new Error(`the palette lost the focus before Enter (${command})`);
+      await page.keyboard.press("Enter");
+      return;
     } catch (err) {
       if (attempt >= 8) throw err;
+      console.log(`palette: attempt ${attempt} at ${command} failed (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); trying again`);
       await page.keyboard.press("Escape");
       await focusNeutral(page);
     }
   }
-  await page.keyboard.press("Enter");
+}
+
+/**
+ * Enter in the open quick input: the box is focused first, then Enter is pressed in it, as a person clicks into the
+ * box before pressing Enter. A bare key press goes wherever the focus is: under load the Welcome page took the focus
+ * back after the box was filled, and the Enter meant for "Another OpenAI-compatible server…" went to the page (the
+ * pick stayed open with that row focused, seen in a loaded run of the walkthrough).
+ */
+export async function submit(page: Page): Promise<void> {
+  await page.locator(".quick-input-widget input").press("Enter");
+}
+
+/** Types `text` into the open input box titled `title` (waits for that box) and presses Enter in it. */
+export async function answerInput(page: Page, title: string, text: string, timeout = 30_000): Promise<void> {
+  await page.locator(".quick-input-widget .quick-input-title", { hasText: title }).waitFor({ timeout });
+  await page.locator(".quick-input-widget input").fill(text);
+  await submit(page);
+}
+
+/** Opens a workspace file from Quick Open by a path fragment (`skills/x/SKILL.md`), waiting for its editor tab. */
+export async function openFile(page: Page, fragment: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(fragment);
+  await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: path.basename(fragment) }).first().waitFor();
+  await submit(page);
+  await page.locator(".tab", { hasText: path.basename(fragment) }).first().waitFor();
+}
+
+/** Brings SKILL.md to the front and puts the cursor at the start of a 1-based line (Ctrl+G), so that line is in view. */
+export async function goToLine(page: Page, line: number): Promise<void> {
+  await page.locator(".tab", { hasText: "SKILL.md" }).first().click();
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`:${line}`);
+  await submit(page);
 }
 
 /**
@@ -74,7 +118,7 @@ export async function pick(page: Page, text: string, timeout = 30_000): Promise<
   await input.waitFor({ state: "visible", timeout });
   await input.fill(text);
   await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: text }).first().waitFor({ timeout });
-  await page.keyboard.press("Enter");
+  await submit(page);
 }
 
 /** The quick input's title, to know which question is on screen. */
@@ -125,15 +169,18 @@ function findFiles(dir: string, name: string): string[] {
 }
 
 /**
- * For a step that failed: a screenshot (test-results/e2e/<name>-failure.png), and printed, because CI keeps only the
- * output: whether a quick input is on screen and its title, the notifications, and the tail of the extension's log.
+ * For a step that failed: a screenshot (test-results/e2e/<name>-failure.png), and a text for the failure's message,
+ * because CI shows the failing tests' messages, not the files' output: whether a quick input is on screen (its title
+ * and rows), the notifications, and the tail of the extension's log.
  */
-export async function diagnose(page: Page, userDataDir: string, name: string): Promise<void> {
+export async function diagnose(page: Page, userDataDir: string, name: string): Promise<string> {
   await shot(page, `${name}-failure`).catch(() => {});
   const widget = page.locator(".quick-input-widget");
   const shown = await widget.isVisible().catch(() => false);
   const title = shown ? await widget.locator(".quick-input-title").textContent({ timeout: 1000 }).catch(() => null) : null;
+  const rows = shown ? await widget.locator(".monaco-list-row").allTextContents().catch(() => []) : [];
   const notes = await notificationTexts(page).catch(() => []);
-  console.log(`[${name}] quick input ${shown ? `shown, titled ${JSON.stringify(title)}` : "hidden"}; notifications: ${JSON.stringify(notes)}`);
-  for (const f of findFiles(path.join(userDataDir, "logs"), "Skill Following.log")) console.log(`[${name}] the extension's log (${f}), last 40 lines:\n${readFileSync(f, "utf8").split("\n").slice(-40).join("\n")}`);
+  const lines = [`[${name}] quick input ${shown ? `shown, titled ${JSON.stringify(title)}, rows ${JSON.stringify(rows)}` : "hidden"}; notifications: ${JSON.stringify(notes)}`];
+  for (const f of findFiles(path.join(userDataDir, "logs"), "Skill Following.log")) lines.push(`[${name}] the extension's log (${f}), last 40 lines:\n${readFileSync(f, "utf8").split("\n").slice(-40).join("\n")}`);
+  return lines.join("\n");
 }

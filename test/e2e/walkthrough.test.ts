@@ -18,7 +18,7 @@ import type { Browser, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
-import { diagnose, notificationTexts, palette, pick, shot, SHOTS, until } from "./ui.js";
+import { answerInput, diagnose, notificationTexts, palette, pick, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -57,13 +57,13 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     return shown.getAttribute("aria-checked");
   }
 
-  /** A step that, when it fails, leaves a screenshot and prints what was on screen and the extension's log. */
+  /** A step that, when it fails, leaves a screenshot and says in its failure what was on screen and the extension's log. */
   const step = (name: string, fn: () => Promise<void>) => async () => {
     try {
       await fn();
     } catch (e) {
-      await diagnose(page, server!.userDataDir, `walkthrough-${name}`);
-      throw e;
+      const seen = await diagnose(page, server!.userDataDir, `walkthrough-${name}`);
+      throw Object.assign(new Error(`${e instanceof Error ? e.message : String(e)}\n${seen}`), { cause: e });
     }
   };
 
@@ -101,10 +101,7 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
   it("Choose Model Endpoint… stopping on HTTP 401 leaves its step unticked and saves nothing", step("401", async () => {
     await palette(page, "Skill Following: Choose Model Endpoint");
     await pick(page, "Another OpenAI-compatible server");
-    const input = page.locator(".quick-input-widget input");
-    await page.locator(".quick-input-widget .quick-input-title", { hasText: "Base URL" }).waitFor({ timeout: 30_000 });
-    await input.fill(model.url);
-    await page.keyboard.press("Enter");
+    await answerInput(page, "Base URL", model.url);
     await page.locator(".notifications-toasts", { hasText: "needs an API key" }).first().waitFor({ timeout: 30_000 });
     assert.equal(await stepChecked("endpoint"), "false");
     assert.equal(userSettings()["skillFollowing.baseUrl"], undefined);
@@ -116,10 +113,7 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     // "With the toast gone": the 401 toast has left the page before the key is set from the palette.
     await page.locator(".notifications-toasts .notification-toast", { hasText: "needs an API key" }).waitFor({ state: "detached", timeout: 30_000 });
     await palette(page, "Skill Following: Set API Key");
-    const input = page.locator(".quick-input-widget input");
-    await page.locator(".quick-input-widget .quick-input-title", { hasText: "API key" }).waitFor({ timeout: 30_000 });
-    await input.fill(KEY);
-    await page.keyboard.press("Enter");
+    await answerInput(page, "API key", KEY);
     // The server's own list, readable now that the key is there.
     await pick(page, "scripted-model");
     // The settings are written before the toast shows; on a loaded machine either can take a while, so both are
