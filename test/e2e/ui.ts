@@ -35,6 +35,7 @@ export async function palette(page: Page, command: string): Promise<void> {
   // A box that is still closing (the last command's palette, an input box just answered) would take the keys typed
   // for this one: wait until it has gone, as a person does before pressing F1.
   await input.waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+  await traceFocus(page);
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press("F1");
     try {
@@ -42,11 +43,15 @@ export async function palette(page: Page, command: string): Promise<void> {
       await input.fill(`>${command}`);
       // Enter runs the focused row: wait until that is the command (not a recently used one above it, still focused).
       await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: command }).first().waitFor({ timeout: 8_000 });
-      // The palette closes when it loses the focus, and the Welcome page takes it: it focuses its selected step 250 ms
-      // after drawing it, seconds late on a loaded machine (seen: the palette gone, the step outlined, Enter lost).
-      // Enter goes only into a palette that still has the focus; otherwise the palette is opened again.
+      // The palette closes when it loses the focus, and the Welcome page takes it: whenever the focus comes back to
+      // it (a quick input closing hands it back), it focuses its selected step again 250 ms later, seconds late on a
+      // loaded machine. Seen in traceFocus's log: F1, the palette focused, the step focused 150 ms later, Enter on the
+      // step. So Enter goes only into a palette that has the focus, and counts only if it reached it; else the
+      // palette is opened again (an Enter on the step only selects the step it had).
       if (!(await input.evaluate((el) => el === el.ownerDocument.activeElement))) throw new Error(`the palette lost the focus before Enter (${command})`);
+      const before = await quickInputEnters(page);
       await page.keyboard.press("Enter");
+      if ((await quickInputEnters(page)) === before) throw new Error(`the Enter for ${command} went elsewhere: the palette lost the focus`);
       return;
     } catch (err) {
       if (attempt >= 8) throw err;
@@ -58,13 +63,26 @@ export async function palette(page: Page, command: string): Promise<void> {
 }
 
 /**
- * Enter in the open quick input: the box is focused first, then Enter is pressed in it, as a person clicks into the
- * box before pressing Enter. A bare key press goes wherever the focus is: under load the Welcome page took the focus
- * back after the box was filled, and the Enter meant for "Another OpenAI-compatible server…" went to the page (the
- * pick stayed open with that row focused, seen in a loaded run of the walkthrough).
+ * Enter in the open quick input: the box is focused, Enter is pressed in it, and it counts only once it reached the
+ * box (traceFocus counts them), as a person presses again when nothing happened. A bare key press goes wherever the
+ * focus is: the Welcome page takes the focus back 250 ms after it got it (late under load), and an Enter meant for
+ * "Another OpenAI-compatible server…" went to the page's step while the pick stayed open with that row focused.
  */
 export async function submit(page: Page): Promise<void> {
-  await page.locator(".quick-input-widget input").press("Enter");
+  await traceFocus(page);
+  const input = page.locator(".quick-input-widget input");
+  for (let attempt = 1; ; attempt++) {
+    const before = await quickInputEnters(page);
+    await input.press("Enter");
+    if ((await quickInputEnters(page)) > before) return;
+    if (attempt >= 5) throw new Error("Enter never reached the quick input: the focus was elsewhere each time");
+    console.log(`submit: Enter ${attempt} went elsewhere (the focus was taken); pressing it again in the box`);
+  }
+}
+
+/** How many Enter keys reached a quick input so far (counted by traceFocus's listener). */
+async function quickInputEnters(page: Page): Promise<number> {
+  return page.evaluate<number>("globalThis.__sfQuickEnters ?? 0");
 }
 
 /** Types `text` into the open input box titled `title` (waits for that box) and presses Enter in it. */
@@ -169,9 +187,38 @@ function findFiles(dir: string, name: string): string[] {
 }
 
 /**
+ * Records in the page where the focus goes and where each key lands (capturing listeners, the last 200 events), for
+ * diagnose(): a key that went to another element than the one the test meant is then visible in a failure. Counts
+ * the Enters that reached a quick input, for submit() and palette(). Installing it twice changes nothing.
+ */
+export async function traceFocus(page: Page): Promise<void> {
+  // A string, not a function: tsx wraps named inner functions in a helper that does not exist in the page.
+  await page.evaluate(`(() => {
+    if (globalThis.__sfFocus) return;
+    const log = (globalThis.__sfFocus = []);
+    const t0 = performance.now();
+    const name = (t) => {
+      if (!(t instanceof Element)) return String(t);
+      const label = t.getAttribute("aria-label") ?? t.getAttribute("data-step-id") ?? "";
+      return t.tagName.toLowerCase() + "." + [...t.classList].slice(0, 3).join(".") + (label ? "[" + label.slice(0, 50) + "]" : "");
+    };
+    const add = (line) => {
+      log.push(Math.round(performance.now() - t0) + " ms " + line);
+      if (log.length > 200) log.shift();
+    };
+    document.addEventListener("focusin", (e) => add("focus " + name(e.target)), true);
+    globalThis.__sfQuickEnters = 0;
+    document.addEventListener("keydown", (e) => {
+      add("key " + e.key + " on " + name(e.target));
+      if (e.key === "Enter" && e.target instanceof Element && e.target.closest(".quick-input-widget")) globalThis.__sfQuickEnters++;
+    }, true);
+  })()`);
+}
+
+/**
  * For a step that failed: a screenshot (test-results/e2e/<name>-failure.png), and a text for the failure's message,
  * because CI shows the failing tests' messages, not the files' output: whether a quick input is on screen (its title
- * and rows), the notifications, and the tail of the extension's log.
+ * and rows), the notifications, where the focus and the keys went (traceFocus), and the tail of the extension's log.
  */
 export async function diagnose(page: Page, userDataDir: string, name: string): Promise<string> {
   await shot(page, `${name}-failure`).catch(() => {});
@@ -180,7 +227,9 @@ export async function diagnose(page: Page, userDataDir: string, name: string): P
   const title = shown ? await widget.locator(".quick-input-title").textContent({ timeout: 1000 }).catch(() => null) : null;
   const rows = shown ? await widget.locator(".monaco-list-row").allTextContents().catch(() => []) : [];
   const notes = await notificationTexts(page).catch(() => []);
+  const focus = await page.evaluate<string[]>("globalThis.__sfFocus?.slice(-40) ?? []").catch(() => []);
   const lines = [`[${name}] quick input ${shown ? `shown, titled ${JSON.stringify(title)}, rows ${JSON.stringify(rows)}` : "hidden"}; notifications: ${JSON.stringify(notes)}`];
+  if (focus.length > 0) lines.push(`[${name}] focus and keys, last ${focus.length}:\n${focus.join("\n")}`);
   for (const f of findFiles(path.join(userDataDir, "logs"), "Skill Following.log")) lines.push(`[${name}] the extension's log (${f}), last 40 lines:\n${readFileSync(f, "utf8").split("\n").slice(-40).join("\n")}`);
   return lines.join("\n");
 }

@@ -18,7 +18,7 @@ import type { Browser, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
-import { answerInput, diagnose, notificationTexts, palette, pick, shot, SHOTS, until } from "./ui.js";
+import { answerInput, diagnose, notificationTexts, palette, pick, shot, SHOTS, traceFocus, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -82,6 +82,7 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server.url(ws, extensionPayload(server)));
+    await traceFocus(page);
   });
 
   after(async () => {
