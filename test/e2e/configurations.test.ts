@@ -12,13 +12,13 @@ import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { createConfigsFixture, MODEL_A, MODEL_B, type ConfigsFixture } from "../integration/support/configs-fixture.js";
 import { API_KEY } from "../integration/support/fixture.js";
 import { EXAMPLE_EXPECTED, EXAMPLE_HARMED, EXAMPLE_RESCUED, EXAMPLE_SKILL, EXAMPLE_TASKS_FILE } from "../support/example-scenario.js";
-import { answerInput, palette, pick, reportFrame, submit, shot, SHOTS, until } from "./ui.js";
+import { answerInput, diagnosedIt, palette, pick, reportFrame, shot, SHOTS, submit, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -29,6 +29,7 @@ describe("verdicts per configuration: example with A, library with B, compare A 
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
+  const it = diagnosedIt("configs", () => ({ page, server }));
   let ws: string;
 
   before(async () => {

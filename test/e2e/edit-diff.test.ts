@@ -11,12 +11,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { createAblationFixture, type AblationFixture } from "../integration/support/ablation-fixture.js";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { API_KEY } from "../integration/support/fixture.js";
-import { answerInput, goToLine, notificationTexts, openFile, palette, pick, reportFrame, shot, SHOTS } from "./ui.js";
+import { answerInput, diagnosedIt, goToLine, notificationTexts, openFile, palette, pick, reportFrame, shot, SHOTS } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -27,6 +27,7 @@ describe("a skill author sees what an edit changed, in the browser", { skip: ski
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
+  const it = diagnosedIt("edit", () => ({ page, server }));
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });

@@ -12,13 +12,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import type { Browser, Frame, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { EXAMPLE_EXPECTED, EXAMPLE_HARMED, EXAMPLE_SKILL, exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 import { MINIFIED_NAME } from "../support/minified.js";
-import { answerInput, palette, pick, quickInputTitle, reportFrame, shot, SHOTS, until } from "./ui.js";
+import { answerInput, diagnosedIt, palette, pick, quickInputTitle, reportFrame, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -49,6 +49,7 @@ describe("a stranger's first run: Try the Example from the installed extension",
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
+  const it = diagnosedIt("first-run", () => ({ page, server }));
   let report: Frame;
 
   before(async () => {

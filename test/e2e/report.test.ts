@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import type { Browser, Frame, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
-import { DOCS_IMAGES, openFile, palette, pick, reportFrame, submit } from "./ui.js";
+import { diagnosedIt, DOCS_IMAGES, openFile, palette, pick, reportFrame, submit } from "./ui.js";
 import { API_KEY, createFixture, SKILL_NAME, XSS_TASK_ID, type Fixture } from "../integration/support/fixture.js";
 
 const skip = missingPrerequisite();
@@ -23,6 +23,7 @@ describe("a skill author in the browser", { skip: skip ?? false, timeout: 240_00
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
+  const it = diagnosedIt("report", () => ({ page, server }));
   let report: Frame;
 
   before(async () => {

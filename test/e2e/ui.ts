@@ -1,6 +1,7 @@
 /** What a person does in code-server's UI, for the e2e tests: the palette, quick picks, the report's frame. */
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { it } from "node:test";
 import type { Frame, Page } from "playwright-core";
 import { REPO_ROOT } from "../integration/support/code-server.js";
 
@@ -232,4 +233,35 @@ export async function diagnose(page: Page, userDataDir: string, name: string): P
   if (focus.length > 0) lines.push(`[${name}] focus and keys, last ${focus.length}:\n${focus.join("\n")}`);
   for (const f of findFiles(path.join(userDataDir, "logs"), "Skill Following.log")) lines.push(`[${name}] the extension's log (${f}), last 40 lines:\n${readFileSync(f, "utf8").split("\n").slice(-40).join("\n")}`);
   return lines.join("\n");
+}
+
+/** Runs a test's body; when it fails, the failure also says what diagnose() saw (a screenshot is left as `name`-failure.png). */
+export async function withDiagnosis(session: () => { page: Page | undefined; userDataDir: string | undefined }, name: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    const { page, userDataDir } = session();
+    const seen = page && userDataDir ? await diagnose(page, userDataDir, name).catch((d: unknown) => `(diagnose failed: ${String(d)})`) : "";
+    throw Object.assign(new Error(`${e instanceof Error ? e.message : String(e)}${seen ? `\n${seen}` : ""}`), { cause: e });
+  }
+}
+
+/**
+ * node:test's `it` for a test file driving one code-server session: a test that fails leaves a screenshot
+ * (`<prefix>-<test>-failure.png`) and says in its failure what was on screen, where the focus and keys went, and the
+ * tail of the extension's log (CI shows the failures' messages, not the files' output).
+ */
+export function diagnosedIt(prefix: string, session: () => { page: Page | undefined; server: { userDataDir: string } | undefined }) {
+  const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40).replace(/^-|-$/g, "");
+  return (name: string, fn: () => Promise<void>) =>
+    it(name, () =>
+      withDiagnosis(
+        () => {
+          const { page, server } = session();
+          return { page, userDataDir: server?.userDataDir };
+        },
+        `${prefix}-${slug(name)}`,
+        fn,
+      ),
+    );
 }

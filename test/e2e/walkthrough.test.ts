@@ -18,7 +18,7 @@ import type { Browser, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
-import { answerInput, diagnose, notificationTexts, palette, pick, shot, SHOTS, traceFocus, until } from "./ui.js";
+import { answerInput, notificationTexts, palette, pick, shot, SHOTS, traceFocus, until, withDiagnosis } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -58,14 +58,7 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
   }
 
   /** A step that, when it fails, leaves a screenshot and says in its failure what was on screen and the extension's log. */
-  const step = (name: string, fn: () => Promise<void>) => async () => {
-    try {
-      await fn();
-    } catch (e) {
-      const seen = await diagnose(page, server!.userDataDir, `walkthrough-${name}`);
-      throw Object.assign(new Error(`${e instanceof Error ? e.message : String(e)}\n${seen}`), { cause: e });
-    }
-  };
+  const step = (name: string, fn: () => Promise<void>) => () => withDiagnosis(() => ({ page, userDataDir: server?.userDataDir }), `walkthrough-${name}`, fn);
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
