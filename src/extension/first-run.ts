@@ -214,9 +214,9 @@ async function finishEndpoint(svc: Services, model: string | undefined): Promise
   await updateSetting("model", model);
   await rememberModel(svc, model);
   const cfg = svc.config.reload();
-  svc.logger.info(`Endpoint saved in the settings: ${cfg.modelProvider === "vscode-lm" ? "a VS Code language model" : cfg.baseUrl}, model ${model}`);
-  await completeStep("endpoint");
   const where = cfg.modelProvider === "vscode-lm" ? "a VS Code language model" : cfg.baseUrl;
+  svc.logger.info(`Endpoint saved in the settings: ${where}, model ${model}`);
+  await completeStep("endpoint");
   void vscode.window.showInformationMessage(`Model calls go to ${where}, model ${model}. Change it any time with ${COMMANDS.chooseEndpoint.title}`);
   return model;
 }

@@ -46,13 +46,10 @@ export async function palette(page: Page, command: string): Promise<void> {
       await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: command }).first().waitFor({ timeout: 8_000 });
       // The palette closes when it loses the focus, and the Welcome page takes it: whenever the focus comes back to
       // it (a quick input closing hands it back), it focuses its selected step again 250 ms later, seconds late on a
-      // loaded machine. Seen in traceFocus's log: F1, the palette focused, the step focused 150 ms later, Enter on the
-      // step. So Enter goes only into a palette that has the focus, and counts only if it reached it; else the
-      // palette is opened again (an Enter on the step only selects the step it had).
-      if (!(await input.evaluate((el) => el === el.ownerDocument.activeElement))) throw new Error(`the palette lost the focus before Enter (${command})`);
-      const before = await quickInputEnters(page);
-      await page.keyboard.press("Enter");
-      if ((await quickInputEnters(page)) === before) throw new Error(`the Enter for ${command} went elsewhere: the palette lost the focus`);
+      // loaded machine. Seen in traceFocus's log: F1, the palette focused, the step focused, Enter on the step. So the
+      // Enter counts only if it reached the palette; else the palette is opened again (an Enter on the step only
+      // selects the step it had).
+      if (!(await enterReaches(page, () => page.keyboard.press("Enter")))) throw new Error(`the Enter for ${command} went elsewhere: the palette lost the focus`);
       return;
     } catch (err) {
       if (attempt >= 8) throw err;
@@ -73,17 +70,18 @@ export async function submit(page: Page): Promise<void> {
   await traceFocus(page);
   const input = page.locator(".quick-input-widget input");
   for (let attempt = 1; ; attempt++) {
-    const before = await quickInputEnters(page);
-    await input.press("Enter");
-    if ((await quickInputEnters(page)) > before) return;
+    if (await enterReaches(page, () => input.press("Enter"))) return;
     if (attempt >= 5) throw new Error("Enter never reached the quick input: the focus was elsewhere each time");
     console.log(`submit: Enter ${attempt} went elsewhere (the focus was taken); pressing it again in the box`);
   }
 }
 
-/** How many Enter keys reached a quick input so far (counted by traceFocus's listener). */
-async function quickInputEnters(page: Page): Promise<number> {
-  return page.evaluate<number>("globalThis.__sfQuickEnters ?? 0");
+/** Presses Enter by `press`; true when it reached a quick input (counted by traceFocus's listener). */
+async function enterReaches(page: Page, press: () => Promise<void>): Promise<boolean> {
+  const count = () => page.evaluate<number>("globalThis.__sfQuickEnters ?? 0");
+  const before = await count();
+  await press();
+  return (await count()) > before;
 }
 
 /** Types `text` into the open input box titled `title` (waits for that box) and presses Enter in it. */
@@ -188,23 +186,24 @@ function findFiles(dir: string, name: string): string[] {
 }
 
 /**
- * Records in the page where the focus goes and where each key lands (capturing listeners, the last 200 events), for
+ * Records in the page where the focus goes and where each key lands, in order (capturing listeners, numbered, the
+ * last 200 events; no clock, so nothing here depends on how fast a loaded machine is), for
  * diagnose(): a key that went to another element than the one the test meant is then visible in a failure. Counts
  * the Enters that reached a quick input, for submit() and palette(). Installing it twice changes nothing.
  */
-export async function traceFocus(page: Page): Promise<void> {
+async function traceFocus(page: Page): Promise<void> {
   // A string, not a function: tsx wraps named inner functions in a helper that does not exist in the page.
   await page.evaluate(`(() => {
     if (globalThis.__sfFocus) return;
     const log = (globalThis.__sfFocus = []);
-    const t0 = performance.now();
+    let seq = 0;
     const name = (t) => {
       if (!(t instanceof Element)) return String(t);
       const label = t.getAttribute("aria-label") ?? t.getAttribute("data-step-id") ?? "";
       return t.tagName.toLowerCase() + "." + [...t.classList].slice(0, 3).join(".") + (label ? "[" + label.slice(0, 50) + "]" : "");
     };
     const add = (line) => {
-      log.push(Math.round(performance.now() - t0) + " ms " + line);
+      log.push("#" + ++seq + " " + line);
       if (log.length > 200) log.shift();
     };
     document.addEventListener("focusin", (e) => add("focus " + name(e.target)), true);
@@ -221,7 +220,7 @@ export async function traceFocus(page: Page): Promise<void> {
  * because CI shows the failing tests' messages, not the files' output: whether a quick input is on screen (its title
  * and rows), the notifications, where the focus and the keys went (traceFocus), and the tail of the extension's log.
  */
-export async function diagnose(page: Page, userDataDir: string, name: string): Promise<string> {
+async function diagnose(page: Page, userDataDir: string, name: string): Promise<string> {
   await shot(page, `${name}-failure`).catch(() => {});
   const widget = page.locator(".quick-input-widget");
   const shown = await widget.isVisible().catch(() => false);
@@ -236,7 +235,7 @@ export async function diagnose(page: Page, userDataDir: string, name: string): P
 }
 
 /** Runs a test's body; when it fails, the failure also says what diagnose() saw (a screenshot is left as `name`-failure.png). */
-export async function withDiagnosis(session: () => { page: Page | undefined; userDataDir: string | undefined }, name: string, fn: () => Promise<void>): Promise<void> {
+async function withDiagnosis(session: () => { page: Page | undefined; userDataDir: string | undefined }, name: string, fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (e) {

@@ -13,12 +13,12 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { extensionPayload, launchBrowser, missingPrerequisite, openWorkbench, REPO_ROOT, startCodeServer, type CodeServer } from "../integration/support/code-server.js";
 import { exampleScript } from "../support/example-scenario.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
-import { answerInput, notificationTexts, palette, pick, shot, SHOTS, traceFocus, until, withDiagnosis } from "./ui.js";
+import { answerInput, diagnosedIt, notificationTexts, palette, pick, shot, SHOTS, until } from "./ui.js";
 
 const skip = missingPrerequisite();
 if (skip && process.env.CI === "true") throw new Error(`e2e prerequisite missing under CI: ${skip}`);
@@ -31,6 +31,7 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
+  const it = diagnosedIt("walkthrough", () => ({ page, server }));
 
   /** The user settings as the file holds them; {} while it is missing or half written (VS Code truncates, then writes). */
   const userSettings = (): Record<string, unknown> => {
@@ -57,9 +58,6 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     return shown.getAttribute("aria-checked");
   }
 
-  /** A step that, when it fails, leaves a screenshot and says in its failure what was on screen and the extension's log. */
-  const step = (name: string, fn: () => Promise<void>) => () => withDiagnosis(() => ({ page, userDataDir: server?.userDataDir }), `walkthrough-${name}`, fn);
-
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     root = mkdtempSync(path.join(os.tmpdir(), "sf-e2e-walkthrough-"));
@@ -75,7 +73,6 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server.url(ws, extensionPayload(server)));
-    await traceFocus(page);
   });
 
   after(async () => {
@@ -85,14 +82,14 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     if (root && !process.env.SF_KEEP_TEST_DIRS) rmSync(root, { recursive: true, force: true });
   });
 
-  it("a refused Try the Example in an untrusted workspace leaves its step unticked", step("refused", async () => {
+  it("a refused Try the Example in an untrusted workspace leaves its step unticked", async () => {
     await palette(page, "Skill Following: Try the Example");
     await page.locator(".notifications-toasts", { hasText: "trusted workspace" }).first().waitFor({ timeout: 30_000 });
     assert.equal(await stepChecked("example"), "false");
     await shot(page, "walkthrough-1-refused-example");
-  }));
+  });
 
-  it("Choose Model Endpoint… stopping on HTTP 401 leaves its step unticked and saves nothing", step("401", async () => {
+  it("Choose Model Endpoint… stopping on HTTP 401 leaves its step unticked and saves nothing", async () => {
     await palette(page, "Skill Following: Choose Model Endpoint");
     await pick(page, "Another OpenAI-compatible server");
     await answerInput(page, "Base URL", model.url);
@@ -100,9 +97,9 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     assert.equal(await stepChecked("endpoint"), "false");
     assert.equal(userSettings()["skillFollowing.baseUrl"], undefined);
     await shot(page, "walkthrough-2-401-unticked");
-  }));
+  });
 
-  it("Set API Key from the palette, with the toast gone, resumes the setup: the model list, the URL saved, the step ticked", step("resumed", async () => {
+  it("Set API Key from the palette, with the toast gone, resumes the setup: the model list, the URL saved, the step ticked", async () => {
     await palette(page, "Notifications: Clear All Notifications");
     // "With the toast gone": the 401 toast has left the page before the key is set from the palette.
     await page.locator(".notifications-toasts .notification-toast", { hasText: "needs an API key" }).waitFor({ state: "detached", timeout: 30_000 });
@@ -119,10 +116,10 @@ describe("the walkthrough ticks only what happened, and the endpoint setup resum
     assert.ok(!readFileSync(path.join(server!.userDataDir, "User", "settings.json"), "utf8").includes(KEY), "the key is not in settings");
     assert.equal(await stepChecked("example"), "false", "still unticked: the example never ran");
     await shot(page, "walkthrough-3-resumed");
-  }));
+  });
 
-  it("the resumed setup ticks the endpoint step", step("ticked", async () => {
+  it("the resumed setup ticks the endpoint step", async () => {
     await until(page, "the endpoint step ticked", async () => (await stepChecked("endpoint")) === "true", 120, 250);
     await shot(page, "walkthrough-3-resumed-ticked");
-  }));
+  });
 });
