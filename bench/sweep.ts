@@ -2,16 +2,19 @@
  * Every canonical solution of HumanEval+, MBPP+ and the OriginFmt subset through the sandbox, graded like a model
  * answer, from a cold cache (expected outputs included), in one queue with the measured slowest first — exactly what
  * test/unit/grading/python/canonical.test.ts does:
- *   node --import tsx bench/sweep.ts [all|mbpp|humaneval|origin] [cacheDir]
+ *   node --import tsx bench/sweep.ts [all|mbpp|humaneval|origin] [--python pyodide|cpython] [--sample] [cacheDir]
+ * `--python` picks the runtime (default pyodide); `--sample` checks only the tasks canonical.test.ts gives Pyodide on
+ * Linux (pyodideSample: every 4th task plus the Pyodide hazards). Exits 1 when a canonical solution fails.
  * Prints per set the passes and when its last verdict came, the CPU time every sandbox process used (Linux), the load
  * average, and the tasks that finished last with the canonical solution's own time (what the tail is made of).
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { createPythonGrader } from "../src/core/grading/python-grader.js";
 import type { PythonFunctionTask } from "../src/core/tasks/schema.js";
-import { loadEvalPlus, slowestFirst } from "../test/unit/grading/python/support.js";
+import { loadEvalPlus, pyodideSample, slowestFirst } from "../test/unit/grading/python/support.js";
 
 const pick = (ts: PythonFunctionTask[], special: string[]) => ts.filter((t, i) => i % 8 === 0 || special.includes(t.id));
 
@@ -29,10 +32,13 @@ function sets(which: string): Record<string, PythonFunctionTask[]> {
 }
 
 async function main(): Promise<void> {
-  const which = process.argv[2] ?? "all";
-  const cacheDir = process.argv[3] ?? mkdtempSync(path.join(os.tmpdir(), "sf-sweep-"));
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { python: { type: "string", default: "pyodide" }, sample: { type: "boolean", default: false } } });
+  if (values.python !== "pyodide" && values.python !== "cpython") throw new Error(`--python ${values.python}: pyodide or cpython`);
+  const which = positionals[0] ?? "all";
+  const cacheDir = positionals[1] ?? mkdtempSync(path.join(os.tmpdir(), "sf-sweep-"));
   const bySet = sets(which);
-  const grader = createPythonGrader({ poolSize: 2, cacheDir });
+  if (values.sample) for (const name of ["humaneval", "mbpp"]) if (bySet[name]) bySet[name] = pyodideSample(bySet[name]);
+  const grader = createPythonGrader({ poolSize: 2, cacheDir, python: values.python });
   await grader.ready();
   const load0 = os.loadavg()[0]!.toFixed(1);
   const cpu0 = process.cpuUsage();
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
     const last = Math.max(...mine.map((d) => d.at));
     process.stdout.write(`${name}: ${mine.length - failed.length}/${mine.length} pass, last verdict at ${(last / 1000).toFixed(1)} s\n`);
     for (const f of failed) process.stdout.write(`  ${f.t.id}: ${f.v.reason}\n`);
+    if (failed.length > 0) process.exitCode = 1;
   }
   const cpu = (u.answerCpuMs + u.referenceCpuMs + (host.user + host.system) / 1000) / 1000;
   process.stdout.write(
