@@ -8,8 +8,8 @@ import type { PythonFunctionTask } from "../../../../src/core/tasks/schema.js";
 import { sandboxDist } from "./support.js";
 
 // Expected outputs over 1 MiB are kept as a digest of a canonical form, and the answer's process sends the same digest
-// of its own output (it never sees the expected one). The digest takes fast paths by chunk (C JSON encoder for str and
-// tuples of str, repr for int/str mixes), so these tests pin down that it still follows Python ==: equal values built
+// of its own output (it never sees the expected one). The digest takes fast paths by chunk (pickle for str, tuples of
+// str and finite non-integral floats, repr for int/str mixes), so these tests pin down that it still follows Python ==: equal values built
 // another way, or of other numeric types, pass; any change of type or value, deep inside a chunk, fails.
 let grader: PythonGrader;
 let cacheDir: string;
@@ -34,7 +34,7 @@ async function verdicts(t: PythonFunctionTask, answers: Record<string, string>):
   return Object.fromEntries(out);
 }
 
-test("huge lists of tuples of str (the JSON path): equal values pass, a list for a tuple or one changed item fails", async () => {
+test("huge lists of tuples of str (the pickle path): equal values pass, a list for a tuple or one changed item fails", async () => {
   const t = task("digest/pairs", "def f(n):\n    return [('k%d' % i, 'v\\u00e9\\x00') for i in range(n)]\n", 80_000);
   const got = await verdicts(t, {
     same: "def f(n):\n    out = []\n    for i in range(n):\n        out.append(tuple(['k' + str(i), 'v\\u00e9' + chr(0)]))\n    return out\n",
@@ -84,7 +84,7 @@ async function expectVerdicts(t: PythonFunctionTask, cases: Record<string, [stri
   assert.deepEqual(await verdicts(t, answers), want);
 }
 
-test("huge lists of tuples of floats and bools (the repr path): == holds across types, a NaN or one ulp fails", async () => {
+test("huge lists of tuples of floats and bools (the pickle and repr paths): == holds across types, a NaN or one ulp fails", async () => {
   const halves = task("digest/halves", "def f(n):\n    return [(i + 0.5, -i - 0.25) for i in range(n)]\n", 80_000);
   await expectVerdicts(halves, {
     same: ["def f(n):\n    return [((2 * i + 1) / 2, -(4 * i + 1) / 4) for i in range(n)]\n", true],
@@ -105,6 +105,26 @@ test("huge lists of tuples of floats and bools (the repr path): == holds across 
   await expectVerdicts(flags, {
     bools: ["def f(n):\n    return [(i % 2 == 1, i, 'inf') for i in range(n)]\n", true],
     boolText: ["def f(n):\n    return [(i % 2, i, 'inf') if i != 7 else (1, 7, 'True') for i in range(n)]\n", false],
+  });
+});
+
+// Finite, non-integral floats are pickled (8 IEEE bytes each) instead of written by repr: such a float equals only
+// itself and complex(itself, 0). The path is chosen from the values alone, so these pin down the edges of that choice.
+test("huge lists of floats (the pickle path): a complex with no imaginary part meets its float, a sum past the float range falls back to repr", async () => {
+  // A list of floats alone is compared by value (with atol); one complex makes it a digest, its last chunk mixed.
+  const tail = task("digest/float-tail", "def f(n):\n    return [i + 0.5 for i in range(n)] + [complex(2.5, 0)]\n", 200_000);
+  await expectVerdicts(tail, {
+    floats: ["def f(n):\n    return [i + 0.5 for i in range(n)] + [2.5]\n", true],
+    complexes: ["def f(n):\n    return [complex(i + 0.5, -0.0) for i in range(n)] + [complex(2.5, 0)]\n", true],
+    imaginary: ["def f(n):\n    return [i + 0.5 for i in range(n)] + [complex(2.5, 1e-300)]\n", false],
+    oneInt: ["def f(n):\n    r = [i + 0.5 for i in range(n)] + [2.5]\n    r[123_456] = 123456\n    return r\n", false],
+  });
+  // Sums to inf: the chunks take repr's path on both sides, and == still holds.
+  const huge = task("digest/float-huge", "def f(n):\n    return [(1.5e308 - i * 1e292, 1.25e308) for i in range(n)]\n", 60_000);
+  await expectVerdicts(huge, {
+    same: ["def f(n):\n    return [(float(repr(1.5e308 - i * 1e292)), 125e306) for i in range(n)]\n", true],
+    complexZero: ["def f(n):\n    r = [(1.5e308 - i * 1e292, 1.25e308) for i in range(n)]\n    r[9] = (complex(r[9][0], 0), 1.25e308)\n    return r\n", true],
+    infinity: ["def f(n):\n    r = [(1.5e308 - i * 1e292, 1.25e308) for i in range(n)]\n    r[9] = (float('inf'), 1.25e308)\n    return r\n", false],
   });
 });
 
