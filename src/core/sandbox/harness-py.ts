@@ -243,7 +243,7 @@ def _sf_floats_pickled(chunk, types, nested):
     """b"\0F" + the chunk pickled when its scalars (types: their exact types) are floats that are finite and not integral,
     else None. Such a float equals nothing but itself and complex(itself, 0), so its 8 IEEE bytes are its canonical form
     once a complex with no imaginary part is put as its real part (done here, on a copy), and pickle writes them at C
-    speed where repr costs ~300 ns a float (Mbpp/255: 6.3 million floats, 3.6 s → 0.1 s). The test reads only the values
+    speed where repr costs ~300 ns a float (Mbpp/255: 6.3 million floats, 3.2 s → 0.4 s a process). The test reads only the values
     (a finite sum means finite floats), so equal chunks take the same path."""
     if not types <= {float, complex}:
         return None
