@@ -109,8 +109,13 @@ async function body(): Promise<void> {
   });
   await doc.save();
   await finished;
-  await waitFor("the panel on the new run", () => panel.runFiles[0] !== first?.runFile);
-  facts.afterSave = { runFile: panel.runFiles[0], stale: panel.current?.stale ?? null };
+  // A retarget sets the panel's files at once and renders the new run after it loads: until then `current` is the
+  // old run's view, whose banner rightly says a newer run exists. Wait for the view of the new run itself.
+  const shown = await waitFor("the panel's view of the new run", () => {
+    const runFile = panel.current?.runs[0]?.runFile;
+    return runFile && runFile !== first?.runFile && runFile === panel.runFiles[0] ? panel.current : undefined;
+  });
+  facts.afterSave = { runFile: shown.runs[0]!.runFile, stale: shown.stale ?? null };
 
   steps.push("changed again: stale banner");
   await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", false, vscode.ConfigurationTarget.Workspace);
