@@ -26,7 +26,7 @@ const codesOf = (uri: vscode.Uri) => vscode.languages.getDiagnostics(uri).map((d
 
 interface Panel {
   runFiles: string[];
-  current?: { stale?: { reason: string; latestRunFile?: string } };
+  current?: { runs: { runFile: string }[]; stale?: { reason: string; latestRunFile?: string } };
   panel: { viewColumn?: number };
   lastRendered?: unknown;
   onDidRender: vscode.Event<unknown>;
