@@ -6,7 +6,7 @@
  */
 import * as vscode from "vscode";
 import { readFileSync } from "node:fs";
-import { hostConfig, reportFacts, serverCalls } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -23,13 +23,19 @@ const calls = (): Promise<number> => serverCalls(config.controlUrl);
 
 async function body(): Promise<void> {
   steps.push("models");
-  let models: vscode.LanguageModelChat[] = [];
-  for (let i = 0; i < 100 && models.length === 0; i++) {
-    models = await vscode.lm.selectChatModels({ family: "scripted-lm" });
-    if (models.length === 0) await new Promise((r) => setTimeout(r, 100));
-  }
+  // The fixture extension registers the model as it activates, at startup: on a loaded machine that can take longer
+  // than 100 tries 100 ms apart, so the wait is bounded by the module's budget instead (a hang is named).
+  const models = await waitFor("the scripted-lm language model", async () => {
+    const found = await vscode.lm.selectChatModels({ family: "scripted-lm" });
+    return found.length > 0 ? found : undefined;
+  });
   facts.models = models.map((m) => ({ id: m.id, vendor: m.vendor, family: m.family }));
   await vscode.workspace.getConfiguration("skillFollowing").update("modelProvider", "vscode-lm", vscode.ConfigurationTarget.Workspace);
+  // The extension (active already: the workspace holds a SKILL.md) reads the provider from the settings it has seen,
+  // which reach it by an event that can come after update() resolves: until then it would ask the OpenAI endpoint.
+  const ext = vscode.extensions.getExtension<{ services: { config: { get(): { modelProvider: string } } } }>("skill-following.skill-following");
+  const api = await ext!.activate();
+  await waitFor("the extension to see modelProvider vscode-lm", () => api.services.config.get().modelProvider === "vscode-lm");
 
   steps.push("evaluate");
   const uri = vscode.Uri.file(config.skillFile);
@@ -57,5 +63,6 @@ async function body(): Promise<void> {
 }
 
 export function run(): Promise<void> {
-  return reportFacts(config.resultsFile, facts, body, steps);
+  // A hang guard below the node test's 180 s: the waits have no deadlines of their own (see waitFor).
+  return reportFacts(config.resultsFile, facts, body, steps, 160_000);
 }

@@ -62,11 +62,13 @@ async function body(): Promise<void> {
   const text = evalsDoc.getText();
   const at = text.indexOf('"expectations"');
   await editor.edit((e) => e.replace(new vscode.Range(evalsDoc.positionAt(at), evalsDoc.positionAt(at + '"expectations"'.length)), '"expectation"'));
+  facts.wrongFieldLine = evalsDoc.positionAt(at).line + 1;
+  // The completion step's `"",` left a "Colon expected" on another line, cleared only when the JSON server validates
+  // again: any diagnostic could be that one. Wait for one on the wrong field's line (its message is asserted).
   facts.squiggles = await waitFor("a diagnostic on the wrong field", () => {
     const d = vscode.languages.getDiagnostics(evalsUri).map((x) => ({ message: x.message, line: x.range.start.line + 1, column: x.range.start.character + 1, severity: vscode.DiagnosticSeverity[x.severity], source: x.source }));
-    return d.length > 0 ? d : undefined;
+    return d.some((x) => x.line === facts.wrongFieldLine) ? d : undefined;
   });
-  facts.wrongFieldLine = evalsDoc.positionAt(at).line + 1;
   await restore();
   facts.restored = evalsDoc.getText() === original;
 

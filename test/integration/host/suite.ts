@@ -164,7 +164,7 @@ async function body(): Promise<void> {
     });
   });
   // The setting reaches the extension host by an event that can come after update() resolves (seen under load).
-  const svcConfig = (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config;
+  const svcConfig = (api.services as unknown as { config: { get(): { evaluateOnSave: boolean; concurrency: number; taskSetMirror: string } } }).config;
   await waitFor("the extension to see evaluateOnSave", () => svcConfig.get().evaluateOnSave);
   // Saving a document that is not dirty does nothing: no save event, no re-evaluation, and the wait below would hang.
   // (code-server, as any web VS Code, saves after 1 s by default; extension.test.ts turns files.autoSave off.)
@@ -206,6 +206,9 @@ async function body(): Promise<void> {
   steps.push("cancel and resume");
   // A model name the cache has never seen, one call at a time, so the run is still going when we cancel.
   await vscode.workspace.getConfiguration("skillFollowing").update("concurrency", 1, vscode.ConfigurationTarget.Workspace);
+  // As with evaluateOnSave: the run reads the setting the extension has seen, which can still be the default 4 (then
+  // up to 4 calls are in flight at the cancel, and the resume repeats more than one).
+  await waitFor("the extension to see concurrency 1", () => svcConfig.get().concurrency === 1);
   const beforeCancel = await calls();
   const cancelled = vscode.commands.executeCommand("skillFollowing.evaluateSkill", uri, { taskSet: config.taskSetFile, model: "scripted-model-b" }) as Thenable<
     { runFile: string; cancelled: boolean } | undefined
@@ -287,6 +290,8 @@ async function body(): Promise<void> {
   if (config.mirror) {
     steps.push("download task set");
     await vscode.workspace.getConfiguration("skillFollowing").update("taskSetMirror", config.mirror, vscode.ConfigurationTarget.Workspace);
+    // The download reads the mirror from the settings the extension has seen: without this wait it can go to the default URL.
+    await waitFor("the extension to see the task-set mirror", () => svcConfig.get().taskSetMirror === config.mirror);
     const first = await vscode.commands.executeCommand<string | undefined>("skillFollowing.downloadTaskSet", "gsm8k");
     const second = await vscode.commands.executeCommand<string | undefined>("skillFollowing.downloadTaskSet", "gsm8k");
     facts.download = { first, second, lines: first ? readFileSync(first, "utf8").split("\n").filter(Boolean).length : 0 };
