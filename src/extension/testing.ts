@@ -94,6 +94,12 @@ export class SkillTests implements vscode.Disposable {
     svc.results.onDidChange((files) => void this.update(files), this, this.disposables);
     const watcher = vscode.workspace.createFileSystemWatcher("**/SKILL.md", false, true, false);
     this.disposables.push(watcher, watcher.onDidCreate(() => void this.rescan()), watcher.onDidDelete(() => void this.rescan()));
+    // What VS Code restored from the last session is what the view would publish: nothing new to report. Taken here,
+    // before any await, so a result stored later (during the first scan too) is new and goes through update().
+    for (const file of svc.results.files()) {
+      const result = svc.results.get(file);
+      if (result) this.published.set(file, path.resolve(result.runFile));
+    }
     void this.rescan();
   }
 
@@ -112,11 +118,7 @@ export class SkillTests implements vscode.Disposable {
       for (const file of this.svc.results.files()) if (!skills.has(file)) skills.set(file, this.svc.results.get(file)?.name ?? path.basename(path.dirname(file)));
       this.skills = skills;
       for (const [id] of this.controller.items) if (!skills.has(id)) this.controller.items.delete(id);
-      for (const file of skills.keys()) {
-        const built = await this.build(file);
-        // What VS Code restored from the last session is what the view would publish: nothing new to report.
-        if (built && !this.published.has(file)) this.published.set(file, built.runFile);
-      }
+      for (const file of skills.keys()) await this.build(file);
     });
   }
 

@@ -148,4 +148,19 @@ describe("the Testing view", () => {
     assert.deepEqual(FIXTURE_TASKS.map((t) => final.get(itemId(t.id))?.state), ["passed", "failed", "failed", "passed", "skipped", "skipped"]);
     assert.notEqual(svc.results.get(fixture.skillFile)!.runFile, firstRun, "a whole evaluation is the skill's new result");
   });
+
+  it("a skill's first result, stored while the view scans the skill folders, is published", async () => {
+    // The scan reads the stored results after its file-system walk; a result stored in between is new all the same
+    // (only what the view found when it was created is the last session's, with nothing to report).
+    const copy = path.join(fixture.dir, "skills", "units-helper-copy", "SKILL.md");
+    const runs = controller.runs.length;
+    const scanning = tests.rescan();
+    await svc.results.set([{ ...svc.results.get(fixture.skillFile)!, file: copy }]);
+    await scanning;
+    await tests.settled();
+    assert.equal(controller.runs.length, runs + 1, "one test run for the new result");
+    const final = controller.runs[runs]!.final();
+    assert.deepEqual(FIXTURE_TASKS.map((t) => final.get(itemId(t.id))?.state), ["passed", "failed", "failed", "passed", "skipped", "skipped"]);
+    assert.ok(controller.items.get(path.resolve(copy)), "the skill has its item");
+  });
 });
