@@ -3,7 +3,9 @@
  * way it reports (a JSON file of facts, written atomically, with the failure recorded instead of thrown, so a
  * failure shows up as a failing assertion with its message, not as a timeout).
  */
+import * as vscode from "vscode";
 import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 
 declare const __SF_HOST_CONFIG__: string;
 
@@ -79,4 +81,16 @@ export async function requestShot(resultsFile: string, name: string): Promise<vo
   const request = `${resultsFile}.shot`;
   writeFileSync(request, name);
   for (let waited = 0; existsSync(request) && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+}
+
+/**
+ * Sets a skillFollowing setting in the workspace and waits until the extension's own copy of the settings has it.
+ * The extension reads that copy, which changes on the configuration event, and under load the event can come after
+ * update() resolves: a step that acted at once would still run with the old value. `services` is the extension's
+ * exported services (its `config`).
+ */
+export async function setSetting(services: unknown, key: string, value: string | number | boolean): Promise<void> {
+  await vscode.workspace.getConfiguration("skillFollowing").update(key, value, vscode.ConfigurationTarget.Workspace);
+  const config = (services as { config: { get(): Record<string, unknown> } }).config;
+  await waitFor(`the extension to see ${key} = ${JSON.stringify(value)}`, () => isDeepStrictEqual(config.get()[key], value));
 }

@@ -7,7 +7,7 @@
 import * as vscode from "vscode";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, setSetting, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -95,9 +95,7 @@ async function body(): Promise<void> {
   facts.firstRunFile = first?.runFile;
 
   steps.push("evaluate on save with the report open");
-  await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", true, vscode.ConfigurationTarget.Workspace);
-  // The setting reaches the extension host by an event that can come after update() resolves (seen under load).
-  await waitFor("the extension to see evaluateOnSave", () => (api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config.get().evaluateOnSave);
+  await setSetting(api.services, "evaluateOnSave", true);
   const doc = await vscode.workspace.openTextDocument(skillUri);
   const editor = await vscode.window.showTextDocument(doc);
   await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), "4. Say which unit the answer is in.\n"));
@@ -118,8 +116,7 @@ async function body(): Promise<void> {
   facts.afterSave = { runFile: shown.runs[0]!.runFile, stale: shown.stale ?? null };
 
   steps.push("changed again: stale banner");
-  await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", false, vscode.ConfigurationTarget.Workspace);
-  await waitFor("the extension to see evaluateOnSave off", () => !(api.services as unknown as { config: { get(): { evaluateOnSave: boolean } } }).config.get().evaluateOnSave);
+  await setSetting(api.services, "evaluateOnSave", false);
   await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), "5. Check the answer once more.\n"));
   await doc.save();
   facts.staleAfterSecondEdit = await waitFor("stale banner", () => panel.current?.stale);

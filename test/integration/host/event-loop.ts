@@ -16,7 +16,7 @@ import * as vscode from "vscode";
 import { Session } from "node:inspector";
 import { readFileSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
-import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, setSetting } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -183,8 +183,7 @@ async function body(): Promise<void> {
 
   steps.push("evaluate the ablation fixture's skill (not measured)");
   // The ablation fixture's model is a server of its own: the workspace's endpoint setting now names it.
-  await vscode.workspace.getConfiguration("skillFollowing").update("baseUrl", config.ablation.baseUrl, vscode.ConfigurationTarget.Workspace);
-  await waitFor("the extension to see the ablation server's URL", () => api.services.config.get().baseUrl === config.ablation.baseUrl);
+  await setSetting(api.services, "baseUrl", config.ablation.baseUrl);
   const evaluated = await evaluate(config.ablation.skillFile, config.ablation.taskSetFile);
   if (!evaluated || evaluated.cancelled) throw new Error("the evaluation of the ablation fixture's skill did not finish (see the log)");
 

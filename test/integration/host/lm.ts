@@ -6,7 +6,7 @@
  */
 import * as vscode from "vscode";
 import { readFileSync } from "node:fs";
-import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, setSetting, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -30,12 +30,10 @@ async function body(): Promise<void> {
     return found.length > 0 ? found : undefined;
   });
   facts.models = models.map((m) => ({ id: m.id, vendor: m.vendor, family: m.family }));
-  await vscode.workspace.getConfiguration("skillFollowing").update("modelProvider", "vscode-lm", vscode.ConfigurationTarget.Workspace);
-  // The extension (active already: the workspace holds a SKILL.md) reads the provider from the settings it has seen,
-  // which reach it by an event that can come after update() resolves: until then it would ask the OpenAI endpoint.
-  const ext = vscode.extensions.getExtension<{ services: { config: { get(): { modelProvider: string } } } }>("skill-following.skill-following");
-  const api = await ext!.activate();
-  await waitFor("the extension to see modelProvider vscode-lm", () => api.services.config.get().modelProvider === "vscode-lm");
+  // The extension is active already (the workspace holds a SKILL.md); until it has seen the provider, an evaluation
+  // would ask the OpenAI endpoint.
+  const api = await vscode.extensions.getExtension<{ services: unknown }>("skill-following.skill-following")!.activate();
+  await setSetting(api.services, "modelProvider", "vscode-lm");
 
   steps.push("evaluate");
   const uri = vscode.Uri.file(config.skillFile);

@@ -7,7 +7,7 @@
 import * as vscode from "vscode";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { hostConfig, reportFacts, serverCalls, waitFor } from "./common.js";
+import { hostConfig, reportFacts, serverCalls, setSetting, waitFor } from "./common.js";
 
 interface HostConfig {
   resultsFile: string;
@@ -155,7 +155,7 @@ async function body(): Promise<void> {
   });
 
   steps.push("evaluate on save");
-  await vscode.workspace.getConfiguration("skillFollowing").update("evaluateOnSave", true, vscode.ConfigurationTarget.Workspace);
+  await setSetting(api.services, "evaluateOnSave", true);
   const beforeSave = await calls();
   const finished = new Promise((resolve) => {
     const sub = api.services.runner.onDidFinish((o) => {
@@ -163,9 +163,6 @@ async function body(): Promise<void> {
       resolve(o);
     });
   });
-  // The setting reaches the extension host by an event that can come after update() resolves (seen under load).
-  const svcConfig = (api.services as unknown as { config: { get(): { evaluateOnSave: boolean; concurrency: number; taskSetMirror: string } } }).config;
-  await waitFor("the extension to see evaluateOnSave", () => svcConfig.get().evaluateOnSave);
   // Saving a document that is not dirty does nothing: no save event, no re-evaluation, and the wait below would hang.
   // (code-server, as any web VS Code, saves after 1 s by default; extension.test.ts turns files.autoSave off.)
   if (!doc.isDirty) throw new Error("SKILL.md was saved before this step (is files.autoSave on?): the save below would be a no-op");
@@ -205,10 +202,8 @@ async function body(): Promise<void> {
 
   steps.push("cancel and resume");
   // A model name the cache has never seen, one call at a time, so the run is still going when we cancel.
-  await vscode.workspace.getConfiguration("skillFollowing").update("concurrency", 1, vscode.ConfigurationTarget.Workspace);
-  // As with evaluateOnSave: the run reads the setting the extension has seen, which can still be the default 4 (then
-  // up to 4 calls are in flight at the cancel, and the resume repeats more than one).
-  await waitFor("the extension to see concurrency 1", () => svcConfig.get().concurrency === 1);
+  // Seen by the extension before the run: at the default of 4, up to 4 calls would be in flight at the cancel.
+  await setSetting(api.services, "concurrency", 1);
   const beforeCancel = await calls();
   const cancelled = vscode.commands.executeCommand("skillFollowing.evaluateSkill", uri, { taskSet: config.taskSetFile, model: "scripted-model-b" }) as Thenable<
     { runFile: string; cancelled: boolean } | undefined
@@ -289,9 +284,7 @@ async function body(): Promise<void> {
 
   if (config.mirror) {
     steps.push("download task set");
-    await vscode.workspace.getConfiguration("skillFollowing").update("taskSetMirror", config.mirror, vscode.ConfigurationTarget.Workspace);
-    // The download reads the mirror from the settings the extension has seen: without this wait it can go to the default URL.
-    await waitFor("the extension to see the task-set mirror", () => svcConfig.get().taskSetMirror === config.mirror);
+    await setSetting(api.services, "taskSetMirror", config.mirror);
     const first = await vscode.commands.executeCommand<string | undefined>("skillFollowing.downloadTaskSet", "gsm8k");
     const second = await vscode.commands.executeCommand<string | undefined>("skillFollowing.downloadTaskSet", "gsm8k");
     facts.download = { first, second, lines: first ? readFileSync(first, "utf8").split("\n").filter(Boolean).length : 0 };
